@@ -1,0 +1,80 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "WidgetBus",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "intent-handler", targets: ["intent-handler"]),
+        .executable(name: "timeline-service", targets: ["timeline-service"]),
+        .executable(name: "widgetctl", targets: ["widgetctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+    ],
+    targets: [
+        // libzmq from Debian's libzmq3-dev, found through pkg-config.
+        .systemLibrary(
+            name: "CZeroMQ",
+            path: "Shared/CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        // The one thin Swift wrapper over libzmq.
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
+        // Pure widget rules and timeline builders: no I/O, injected clock and randomness.
+        .target(name: "WidgetDomain", path: "Shared/WidgetDomain"),
+        // Envelope, message catalog, topics, error codes, endpoints: shared by every executable.
+        .target(name: "WidgetBusProtocol", dependencies: ["WidgetDomain"], path: "Shared/WidgetBusProtocol"),
+        // What every service needs around the core: config, logging, stores, loops, clients.
+        .target(
+            name: "ServiceSupport",
+            dependencies: [
+                "ZeroMQ", "WidgetBusProtocol", "WidgetDomain",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Shared/ServiceSupport"
+        ),
+        .executableTarget(
+            name: "intent-handler",
+            dependencies: [
+                "ServiceSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Services/intent-handler"
+        ),
+        .executableTarget(
+            name: "timeline-service",
+            dependencies: [
+                "ServiceSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Services/timeline-service"
+        ),
+        .executableTarget(
+            name: "widgetctl",
+            dependencies: [
+                "ServiceSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Services/widgetctl"
+        ),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "WidgetDomainTests", dependencies: ["WidgetDomain"]),
+        .testTarget(name: "WidgetBusProtocolTests", dependencies: ["WidgetBusProtocol"]),
+        .testTarget(name: "ServiceSupportTests", dependencies: ["ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain"]),
+        // Start the real executables as processes on free loopback ports and speak ZeroMQ to them.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
