@@ -1,0 +1,41 @@
+/// A record a widget produced that must reach the backend (the seed's "pending check-ins").
+///
+/// Records are keyed by `id`: a changed record (a check-in marked done) replaces the pending
+/// one, and the sync target upserts by the same id.
+public enum PendingRecord: Codable, Equatable, Sendable {
+    case tensionCheckIn(StressCheckIn)
+
+    public var id: String {
+        switch self {
+        case .tensionCheckIn(let checkIn): checkIn.id
+        }
+    }
+
+    /// The record's collection name, which is also its table at the sync target.
+    public var collection: String {
+        switch self {
+        case .tensionCheckIn: "stress_check_ins"
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case collection, record }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .collection) {
+        case "stress_check_ins":
+            self = .tensionCheckIn(try container.decode(StressCheckIn.self, forKey: .record))
+        case let other:
+            throw DecodingError.dataCorruptedError(
+                forKey: .collection, in: container, debugDescription: "unknown record collection \(other)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(collection, forKey: .collection)
+        switch self {
+        case .tensionCheckIn(let checkIn): try container.encode(checkIn, forKey: .record)
+        }
+    }
+}
