@@ -1,0 +1,38 @@
+/// One configurable endpoint of the bus: the environment variable that sets it and its
+/// loopback default. Services bind on all interfaces at the endpoint's port; clients connect
+/// to the endpoint as given.
+public struct BusEndpoint: Sendable, Hashable {
+    public let variable: String
+    public let defaultValue: String
+    public let purpose: String
+
+    public static let intents = BusEndpoint(
+        variable: "WIDGETBUS_INTENTS", defaultValue: "tcp://127.0.0.1:5560",
+        purpose: "intent-handler request endpoint (intents and app messages)")
+    public static let stateEvents = BusEndpoint(
+        variable: "WIDGETBUS_STATE_EVENTS", defaultValue: "tcp://127.0.0.1:5561",
+        purpose: "intent-handler state-changed publisher")
+    public static let stateSnapshot = BusEndpoint(
+        variable: "WIDGETBUS_STATE_SNAPSHOT", defaultValue: "tcp://127.0.0.1:5562",
+        purpose: "intent-handler snapshot endpoint for re-syncing subscribers")
+    public static let timelines = BusEndpoint(
+        variable: "WIDGETBUS_TIMELINES", defaultValue: "tcp://127.0.0.1:5570",
+        purpose: "timeline-service request endpoint")
+    public static let timelineEvents = BusEndpoint(
+        variable: "WIDGETBUS_TIMELINE_EVENTS", defaultValue: "tcp://127.0.0.1:5571",
+        purpose: "timeline-service timeline publisher")
+
+    public static let all: [BusEndpoint] = [.intents, .stateEvents, .stateSnapshot, .timelines, .timelineEvents]
+
+    /// The configured endpoint, from `environment` or the default.
+    public func resolve(in environment: [String: String]) -> String {
+        environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultValue
+    }
+
+    /// The address to bind for a configured endpoint: `tcp://host:port` becomes `tcp://*:port`;
+    /// other transports (ipc, inproc) bind as given.
+    public static func bindAddress(for endpoint: String) -> String {
+        guard endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":") else { return endpoint }
+        return "tcp://*" + endpoint[colon...]
+    }
+}

@@ -1,0 +1,55 @@
+/// A stable machine-readable error code. The full list, with meanings, is in docs/PROTOCOL.md.
+public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    // Transport and envelope
+    /// The payload was bigger than ``ProtocolLimits/maxPayloadBytes``.
+    public static let payloadTooLarge = ErrorCode(rawValue: "payload_too_large")
+    /// The request was not one frame of payload (after routing frames).
+    public static let badFrames = ErrorCode(rawValue: "bad_frames")
+    /// The payload is not valid UTF-8 JSON, or not a JSON object.
+    public static let badJSON = ErrorCode(rawValue: "bad_json")
+    /// `version` is not one this server speaks.
+    public static let unsupportedVersion = ErrorCode(rawValue: "unsupported_version")
+    /// `type` is not in the catalog, or not served on this endpoint.
+    public static let unknownType = ErrorCode(rawValue: "unknown_type")
+    /// A required envelope or body field is absent.
+    public static let missingField = ErrorCode(rawValue: "missing_field")
+    /// A field has the wrong JSON type or an impossible value.
+    public static let invalidField = ErrorCode(rawValue: "invalid_field")
+    /// `user` is empty, too long or has characters a user id may not have.
+    public static let invalidUser = ErrorCode(rawValue: "invalid_user")
+    /// The request id was already used by a different request (other type or user).
+    public static let idReused = ErrorCode(rawValue: "id_reused")
+    /// The service cannot answer yet (e.g. timeline-service before its first sync). Retry.
+    public static let unavailable = ErrorCode(rawValue: "unavailable")
+    /// The server failed; nothing was changed. Safe to retry with the same id.
+    public static let internalError = ErrorCode(rawValue: "internal")
+
+    // Widget rules (RuleViolation codes raised by the domain)
+    /// Tension level not one of 0, 3, 5, 7, 10.
+    public static let invalidLevel = ErrorCode(rawValue: "invalid_level")
+    /// MarkInterventionDone for a check-in that has no open suggestion.
+    public static let unknownCheckIn = ErrorCode(rawValue: "unknown_check_in")
+
+    /// Every code the services can send; docs/PROTOCOL.md documents each (a test checks it).
+    public static let all: [ErrorCode] = [
+        .payloadTooLarge, .badFrames, .badJSON, .unsupportedVersion, .unknownType, .missingField,
+        .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .invalidLevel, .unknownCheckIn,
+    ]
+}
+
+/// A request the protocol layer refused before any widget rule ran.
+public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: ErrorCode
+    public let message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

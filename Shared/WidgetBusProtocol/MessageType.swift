@@ -1,0 +1,30 @@
+/// The message catalog: every `type` the bus carries.
+public enum MessageType: String, CaseIterable, Codable, Sendable {
+    // Tension Check intents (to intent-handler)
+    case recordTension = "RecordTensionIntent"
+    case markInterventionDone = "MarkInterventionDoneIntent"
+    case resetWidget = "ResetWidgetIntent"
+
+    // Queries
+    /// To timeline-service: the current timeline of a kind for a user.
+    case timelineRequest = "TimelineRequest"
+    /// To intent-handler's snapshot endpoint: current states under a topic prefix.
+    case snapshotRequest = "SnapshotRequest"
+    /// To intent-handler: the records of a user still waiting for sync.
+    case pendingRecordsRequest = "PendingRecordsRequest"
+    /// To any request endpoint: a liveness check.
+    case ping = "Ping"
+
+    // Replies
+    case stateReply = "StateReply"
+    case timelineReply = "TimelineReply"
+    case snapshotReply = "SnapshotReply"
+    case pendingRecordsReply = "PendingRecordsReply"
+    case pong = "Pong"
+    case error = "Error"
+
+    // Events
+    case stateChanged = "StateChanged"
+    case timelineChanged = "TimelineChanged"
+    case heartbeat = "Heartbeat"
+}

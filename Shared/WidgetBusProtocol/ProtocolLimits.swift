@@ -1,0 +1,34 @@
+/// Bounds every service enforces on what a client controls.
+public enum ProtocolLimits {
+    /// The protocol version this build speaks.
+    public static let version = 1
+    /// Largest payload frame answered normally; bigger ones get `payload_too_large`.
+    public static let maxPayloadBytes = 64 * 1024
+    /// Largest frame libzmq accepts at all (`ZMQ_MAXMSGSIZE`); a peer sending more is disconnected
+    /// by libzmq before the service sees it, so no reply is possible past this size.
+    public static let maxTransportBytes: Int64 = 16 * 1024 * 1024
+    /// Longest user id, in UTF-8 bytes.
+    public static let maxUserIDBytes = 128
+    /// Longest client-generated message id, in UTF-8 bytes.
+    public static let maxMessageIDBytes = 128
+
+    /// A user id is 1–128 bytes of printable characters without `/`, `\`, and is not `.` or `..`,
+    /// so it is safe as a topic segment and as a file name.
+    public static func validateUser(_ user: String) throws(ProtocolError) {
+        let bytes = user.utf8
+        guard !bytes.isEmpty, bytes.count <= maxUserIDBytes else {
+            throw ProtocolError(.invalidUser, "user id must be 1–\(maxUserIDBytes) bytes")
+        }
+        guard user != ".", user != "..",
+            !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "/" || $0 == "\\" })
+        else {
+            throw ProtocolError(.invalidUser, "user id may not be '.', '..', or contain '/', '\\' or control characters")
+        }
+    }
+
+    public static func validateMessageID(_ id: String) throws(ProtocolError) {
+        guard !id.isEmpty, id.utf8.count <= maxMessageIDBytes else {
+            throw ProtocolError(.invalidField, "id must be 1–\(maxMessageIDBytes) bytes")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import WidgetDomain
+
+/// One user's state of one app at a point of the owner's sequence. Used by `StateReply`,
+/// `StateChanged` and snapshot items alike, so every reader decodes state the same way.
+public struct StateRecord: Codable, Sendable, Equatable {
+    public var user: String
+    public var app: WidgetApp
+    /// The owner's sequence number of the last change to this state.
+    public var version: UInt64
+    public var state: WidgetState
+
+    public init(user: String, app: WidgetApp, version: UInt64, state: WidgetState) {
+        self.user = user
+        self.app = app
+        self.version = version
+        self.state = state
+    }
+
+    private enum CodingKeys: String, CodingKey { case user, app, version, state }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        user = try container.decode(String.self, forKey: .user)
+        app = try container.decode(WidgetApp.self, forKey: .app)
+        version = try container.decode(UInt64.self, forKey: .version)
+        state = try WidgetState(app: app, from: container, forKey: .state)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(user, forKey: .user)
+        try container.encode(app, forKey: .app)
+        try container.encode(version, forKey: .version)
+        try state.encode(to: &container, forKey: .state)
+    }
+}
+
+/// `SnapshotReply`: every state under the requested prefix, as of `sequence`.
+/// A subscriber applies only events with a higher sequence afterwards (the Clone pattern).
+public struct SnapshotBody: Codable, Sendable, Equatable {
+    public var sequence: UInt64
+    public var states: [StateRecord]
+
+    public init(sequence: UInt64, states: [StateRecord]) {
+        self.sequence = sequence
+        self.states = states
+    }
+}
+
+/// `PendingRecordsReply`: a user's records not yet acknowledged by the sync target.
+public struct PendingRecordsBody: Codable, Sendable, Equatable {
+    public var user: String
+    public var records: [PendingRecord]
+
+    public init(user: String, records: [PendingRecord]) {
+        self.user = user
+        self.records = records
+    }
+}
+
+/// `TimelineReply` and the body of `TimelineChanged`.
+public struct TimelineBody: Encodable, Sendable, Equatable {
+    public var kind: WidgetKind
+    public var user: String
+    /// The state version the timeline was built from (0: the user has no state yet).
+    public var stateVersion: UInt64
+    public var timeline: WidgetTimeline
+
+    public init(kind: WidgetKind, user: String, stateVersion: UInt64, timeline: WidgetTimeline) {
+        self.kind = kind
+        self.user = user
+        self.stateVersion = stateVersion
+        self.timeline = timeline
+    }
+
+    private enum CodingKeys: String, CodingKey { case kind, user, stateVersion }
+
+    /// Flat: `{"kind", "user", "stateVersion", "entries", "policy"}`.
+    public func encode(to encoder: any Encoder) throws {
+        try timeline.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(user, forKey: .user)
+        try container.encode(stateVersion, forKey: .stateVersion)
+    }
+}
+
+/// A timeline body as a client reads it, with entries of a known content type.
+public struct DecodedTimelineBody<Content: Codable & Sendable & Equatable>: Decodable, Sendable, Equatable {
+    public var kind: WidgetKind
+    public var user: String
+    public var stateVersion: UInt64
+    public var entries: [TimelineEntry<Content>]
+    public var policy: ReloadPolicy
+}
+
+/// The body of an `Error` reply.
+public struct ErrorBody: Codable, Sendable, Equatable, Error {
+    public var code: ErrorCode
+    public var message: String
+
+    public init(code: ErrorCode, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

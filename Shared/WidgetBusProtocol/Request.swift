@@ -1,0 +1,153 @@
+import Foundation
+import WidgetDomain
+
+/// A decoded, validated request. Decoding goes through the catalog in one pass: the envelope's
+/// `type` picks the body's shape.
+public struct Request: Sendable, Equatable {
+    public var id: String
+    public var type: MessageType
+    public var user: String?
+    public var sentAt: Date
+    public var body: RequestBody
+}
+
+public enum RequestBody: Sendable, Equatable {
+    case intent(WidgetIntent)
+    case timeline(kind: WidgetKind)
+    case snapshot(topicPrefix: String)
+    case pendingRecords
+    case ping
+}
+
+// MARK: - Request bodies on the wire
+
+public struct RecordTensionBody: Codable, Sendable, Equatable {
+    public var level: Int
+    public init(level: Int) { self.level = level }
+}
+
+public struct MarkInterventionDoneBody: Codable, Sendable, Equatable {
+    public var checkInId: String
+    public init(checkInId: String) { self.checkInId = checkInId }
+}
+
+public struct TimelineRequestBody: Codable, Sendable, Equatable {
+    public var kind: WidgetKind
+    public init(kind: WidgetKind) { self.kind = kind }
+}
+
+public struct SnapshotRequestBody: Codable, Sendable, Equatable {
+    /// A topic prefix such as `state.` (everything), `state.tensionCheck.` or `state.tensionCheck.alice`.
+    public var prefix: String
+    public init(prefix: String) { self.prefix = prefix }
+}
+
+extension Request {
+    /// Decodes and validates one request payload.
+    ///
+    /// - Throws: ``ProtocolError`` with the code a client should see; no widget rule has run.
+    public static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> Request {
+        guard payload.count <= ProtocolLimits.maxPayloadBytes else {
+            throw ProtocolError(
+                .payloadTooLarge, "payload of \(payload.count) bytes exceeds \(ProtocolLimits.maxPayloadBytes)")
+        }
+        let request: Request
+        do {
+            request = try codec.decode(WireRequest.self, from: payload).request
+        } catch let error as ProtocolError {
+            throw error
+        } catch let error as DecodingError {
+            throw ProtocolError(decodingError: error)
+        } catch {
+            throw ProtocolError(.badJSON, "\(error)")
+        }
+        if let user = request.user {
+            try ProtocolLimits.validateUser(user)
+        } else if request.type.requiresUser {
+            throw ProtocolError(.missingField, "\(request.type.rawValue) needs a user")
+        }
+        try ProtocolLimits.validateMessageID(request.id)
+        return request
+    }
+}
+
+extension MessageType {
+    var requiresUser: Bool {
+        switch self {
+        case .snapshotRequest, .ping: false
+        default: true
+        }
+    }
+}
+
+/// The catalog-driven decoder behind ``Request/decode(_:codec:)``.
+private struct WireRequest: Decodable {
+    var request: Request
+
+    private enum CodingKeys: String, CodingKey { case version, id, type, user, sentAt, body }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .version)
+        guard version == ProtocolLimits.version else {
+            throw ProtocolError(.unsupportedVersion, "version \(version) is not supported; this server speaks \(ProtocolLimits.version)")
+        }
+        let rawType = try container.decode(String.self, forKey: .type)
+        guard let type = MessageType(rawValue: rawType) else {
+            throw ProtocolError(.unknownType, "unknown message type \(rawType)")
+        }
+        let body: RequestBody
+        switch type {
+        case .recordTension:
+            body = .intent(.tensionCheck(.recordTension(level: try container.decode(RecordTensionBody.self, forKey: .body).level)))
+        case .markInterventionDone:
+            let checkInId = try container.decode(MarkInterventionDoneBody.self, forKey: .body).checkInId
+            body = .intent(.tensionCheck(.markInterventionDone(checkInId: checkInId)))
+        case .resetWidget:
+            body = .intent(.tensionCheck(.resetWidget))
+        case .timelineRequest:
+            body = .timeline(kind: try container.decode(TimelineRequestBody.self, forKey: .body).kind)
+        case .snapshotRequest:
+            body = .snapshot(topicPrefix: try container.decode(SnapshotRequestBody.self, forKey: .body).prefix)
+        case .pendingRecordsRequest:
+            body = .pendingRecords
+        case .ping:
+            body = .ping
+        case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .pong, .error, .stateChanged, .timelineChanged, .heartbeat:
+            throw ProtocolError(.unknownType, "\(rawType) is not a request")
+        }
+        request = Request(
+            id: try container.decode(String.self, forKey: .id),
+            type: type,
+            user: try container.decodeIfPresent(String.self, forKey: .user),
+            sentAt: try container.decode(Date.self, forKey: .sentAt),
+            body: body
+        )
+    }
+}
+
+extension ProtocolError {
+    /// Maps Foundation's decoding errors onto the protocol's codes, naming the field.
+    init(decodingError error: DecodingError) {
+        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (key.map { [$0] } ?? [])
+            return keys.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(.missingField, "missing field \(path(context, key))")
+        case .valueNotFound(_, let context):
+            self.init(.missingField, "missing value at \(path(context))")
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty:
+            self.init(.badJSON, "payload is not a JSON object")
+        case .typeMismatch(let type, let context):
+            self.init(.invalidField, "field \(path(context)) must be \(type)")
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            self.init(.badJSON, "payload is not a JSON object")
+        case .dataCorrupted(let context):
+            self.init(.invalidField, "field \(path(context)): \(context.debugDescription)")
+        @unknown default:
+            self.init(.badJSON, "\(error)")
+        }
+    }
+}

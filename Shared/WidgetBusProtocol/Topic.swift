@@ -1,0 +1,22 @@
+import WidgetDomain
+
+/// Topic frames of the bus's publishers. Subscriptions match by prefix, so the most general part
+/// comes first. A topic is always followed by exactly one envelope frame.
+public enum Topic {
+    /// Prefix of every state event.
+    public static let statePrefix = "state."
+    /// Prefix of every timeline event.
+    public static let timelinePrefix = "timeline."
+    /// Heartbeats of any publisher.
+    public static let heartbeat = "heartbeat"
+
+    /// `state.<app>.<user>`
+    public static func state(app: WidgetApp, user: String) -> String {
+        "\(statePrefix)\(app.rawValue).\(user)"
+    }
+
+    /// `timeline.<WidgetKind>.<user>`
+    public static func timeline(kind: WidgetKind, user: String) -> String {
+        "\(timelinePrefix)\(kind.rawValue).\(user)"
+    }
+}
