@@ -1,0 +1,38 @@
+import Foundation
+import WidgetBusProtocol
+
+extension WireCodec {
+    /// Encodes a reply envelope answering `requestID`.
+    public func reply(
+        to requestID: String?, user: String?, type: MessageType, body: some Encodable & Sendable, now: Date = Date()
+    ) throws -> Data {
+        try encode(Envelope(type: type.rawValue, user: user, sentAt: now, inReplyTo: requestID, body: body))
+    }
+
+    /// Encodes an `Error` reply. Never throws: an error reply must always be sendable.
+    public func errorReply(to requestID: String?, user: String?, code: ErrorCode, message: String) -> Data {
+        let body = ErrorBody(code: code, message: message)
+        return (try? reply(to: requestID, user: user, type: .error, body: body))
+            ?? Data(#"{"type":"Error","version":1,"body":{"code":"internal","message":"unencodable error"}}"#.utf8)
+    }
+
+    /// The request id and user of a payload that failed to decode, so its error reply can still
+    /// name the request it answers.
+    public func bestEffortHeader(of payload: Data) -> EnvelopeHeader? {
+        guard payload.count <= ProtocolLimits.maxPayloadBytes else { return nil }
+        return try? decode(EnvelopeHeader.self, from: payload)
+    }
+}
+
+/// A reply as a client sees it: the expected body, or the server's error.
+public enum ReplyDecoding {
+    public static func decode<Body: Decodable & Sendable>(
+        _ payload: Data, as body: Body.Type, codec: WireCodec
+    ) throws -> Result<Envelope<Body>, ErrorBody> {
+        let header = try codec.decode(EnvelopeHeader.self, from: payload)
+        if header.type == MessageType.error.rawValue {
+            return .failure(try codec.decode(Envelope<ErrorBody>.self, from: payload).body)
+        }
+        return .success(try codec.decode(Envelope<Body>.self, from: payload))
+    }
+}

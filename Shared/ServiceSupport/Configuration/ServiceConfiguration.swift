@@ -1,0 +1,46 @@
+import Foundation
+import WidgetBusProtocol
+
+/// A setting read from the environment, with its default and a line for `--help`.
+public struct EnvironmentSetting: Sendable, Hashable {
+    public let variable: String
+    public let defaultValue: String
+    public let purpose: String
+
+    public init(variable: String, defaultValue: String, purpose: String) {
+        self.variable = variable
+        self.defaultValue = defaultValue
+        self.purpose = purpose
+    }
+
+    public init(_ endpoint: BusEndpoint) {
+        self.init(variable: endpoint.variable, defaultValue: endpoint.defaultValue, purpose: endpoint.purpose)
+    }
+
+    public func resolve(in environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultValue
+    }
+
+    /// Where services keep durable state.
+    public static let dataDirectory = EnvironmentSetting(
+        variable: "WIDGETBUS_DATA_DIR", defaultValue: "./.widgetbus",
+        purpose: "directory for durable state (SQLite files)")
+    /// swift-log level: trace, debug, info, notice, warning, error, critical.
+    public static let logLevel = EnvironmentSetting(
+        variable: "WIDGETBUS_LOG_LEVEL", defaultValue: "info", purpose: "log level (trace … critical)")
+
+    /// The `--help` section listing `settings`, so each executable documents what it reads.
+    public static func helpText(_ settings: [EnvironmentSetting]) -> String {
+        let width = settings.map(\.variable.count).max() ?? 0
+        let lines = settings.map { setting in
+            let padding = String(repeating: " ", count: width - setting.variable.count)
+            return "  \(setting.variable)\(padding)  \(setting.purpose) (default: \(setting.defaultValue))"
+        }
+        return "Environment:\n" + lines.joined(separator: "\n")
+    }
+}
+
+extension BusEndpoint {
+    /// This endpoint as a setting, for help text and resolution.
+    public var setting: EnvironmentSetting { EnvironmentSetting(self) }
+}
