@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import ServiceLifecycle
+import ServiceSupport
+import WidgetBusProtocol
+
+@main
+struct IntentHandlerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intent-handler",
+        abstract: "Owns widget state: applies intents exactly once, commits, replies, publishes state events.",
+        discussion: EnvironmentSetting.helpText([
+            BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
+            .dataDirectory, .logLevel,
+        ])
+    )
+
+    func run() async throws {
+        let logger = LoggingBootstrap.makeLogger(label: "intent-handler")
+        let service = IntentHandlerService(
+            configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

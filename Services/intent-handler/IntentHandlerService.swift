@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import ServiceSupport
+import WidgetBusProtocol
+import ZeroMQ
+
+/// The single writer of widget state. One dedicated thread owns its three sockets: intents
+/// (ROUTER), snapshots (ROUTER) and state events (PUB); serving snapshots on the same thread as
+/// commits keeps every snapshot consistent with the sequence it reports.
+struct IntentHandlerService: Service {
+    struct Configuration: Sendable {
+        var intentsEndpoint: String
+        var stateEventsEndpoint: String
+        var snapshotEndpoint: String
+        var databasePath: String
+
+        init(environment: [String: String]) {
+            intentsEndpoint = BusEndpoint.intents.resolve(in: environment)
+            stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
+            snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
+            let dataDirectory = EnvironmentSetting.dataDirectory.resolve(in: environment)
+            databasePath = (dataDirectory as NSString).appendingPathComponent("intent-handler.sqlite")
+        }
+    }
+
+    /// Upper bound on how long a stop request waits for the loop to notice it.
+    static let pollIntervalMilliseconds = 100
+    /// Requests handled per socket before the loop looks at the other socket again.
+    static let drainBatch = 256
+
+    let configuration: Configuration
+    let logger: Logger
+
+    func run() async throws {
+        try await DedicatedThread.run(name: "intent-handler") { stop in
+            try serve(until: stop)
+        }
+    }
+
+    private func serve(until stop: StopSignal) throws {
+        let codec = WireCodec()
+        let store = try WidgetStateStore(path: configuration.databasePath, codec: codec)
+        let pruned = try store.pruneHandledRequests(olderThan: Date().addingTimeInterval(-WidgetStateStore.replyRetention))
+        var nextPrune = Date().addingTimeInterval(3600)
+        let processor = IntentProcessor(store: store, codec: codec)
+
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let intents = try Self.boundRouter(context, configuration.intentsEndpoint)
+        defer { intents.close() }
+        let snapshots = try Self.boundRouter(context, configuration.snapshotEndpoint)
+        defer { snapshots.close() }
+        let sequence = try store.database.read { try store.lastSequence($0) }
+        let publisher = try EventPublisher(
+            context: context, bindTo: configuration.stateEventsEndpoint, lastSequence: sequence, codec: codec)
+        defer { publisher.close() }
+
+        logger.info(
+            "intent-handler ready",
+            metadata: [
+                "intents": "\(configuration.intentsEndpoint)", "events": "\(configuration.stateEventsEndpoint)",
+                "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
+                "sequence": "\(sequence)", "prunedReplies": "\(pruned)",
+            ])
+
+        while !stop.isRequested {
+            let untilHeartbeat = try publisher.heartbeatIfDue()
+            let ready = try ZMQPoller.poll(
+                [(intents, .readable), (snapshots, .readable)],
+                timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds))
+            if ready[0].contains(.readable) {
+                try drain(intents, as: .intents, processor: processor, publisher: publisher, stop: stop)
+            }
+            if ready[1].contains(.readable) {
+                try drain(snapshots, as: .snapshot, processor: processor, publisher: publisher, stop: stop)
+            }
+            if Date() >= nextPrune {
+                _ = try store.pruneHandledRequests(olderThan: Date().addingTimeInterval(-WidgetStateStore.replyRetention))
+                nextPrune = Date().addingTimeInterval(3600)
+            }
+        }
+        logger.info("intent-handler stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
+    }
+
+    /// Handles queued requests one by one: commit, then reply, then publish.
+    private func drain(
+        _ socket: ZMQSocket, as endpoint: IntentProcessor.Endpoint, processor: IntentProcessor,
+        publisher: EventPublisher, stop: StopSignal
+    ) throws {
+        for _ in 0..<Self.drainBatch where !stop.isRequested {
+            guard let frames = try socket.receiveMessage(dontWait: true) else { return }
+            let message = RoutedMessage(frames: frames)
+            guard let payload = message.payload else {
+                let reply = WireCodec().errorReply(
+                    to: nil, user: nil, code: .badFrames,
+                    message: "expected exactly one payload frame, got \(message.payloadFrames.count)")
+                try socket.send(message.reply(reply), dontWait: true)
+                continue
+            }
+            let outcome = processor.process(payload, on: endpoint)
+            try socket.send(message.reply(outcome.reply), dontWait: true)
+            if let event = outcome.event {
+                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
+            }
+        }
+    }
+
+    static func boundRouter(_ context: ZMQContext, _ endpoint: String) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context: context, type: .router)
+        try socket.setLinger(milliseconds: 500)
+        try socket.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
+        try socket.bind(BusEndpoint.bindAddress(for: endpoint))
+        return socket
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+import ServiceSupport
+import WidgetBusProtocol
+import WidgetDomain
+
+/// intent-handler's durable store, the single source of widget state: per-user app states, the
+/// records pending sync, the replies to handled requests (for idempotent retries) and the event
+/// sequence. Every change happens in one transaction with the reply it produces.
+final class WidgetStateStore {
+    /// How long a handled request's reply is kept for retries.
+    static let replyRetention: TimeInterval = 24 * 60 * 60
+
+    let database: DatabaseQueue
+    private let codec: WireCodec
+
+    init(path: String, codec: WireCodec) throws {
+        database = try SQLiteDatabase.open(path: path)
+        self.codec = codec
+        try Self.migrator.migrate(database)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE widget_state (
+                        user TEXT NOT NULL, app TEXT NOT NULL, version INTEGER NOT NULL, record BLOB NOT NULL,
+                        PRIMARY KEY (user, app)) WITHOUT ROWID;
+                    CREATE TABLE pending_record (
+                        user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
+                        revision INTEGER NOT NULL, record BLOB NOT NULL,
+                        PRIMARY KEY (user, collection, id)) WITHOUT ROWID;
+                    CREATE TABLE handled_request (
+                        id TEXT PRIMARY KEY NOT NULL, user TEXT, type TEXT NOT NULL,
+                        reply BLOB NOT NULL, handled_at REAL NOT NULL) WITHOUT ROWID;
+                    CREATE INDEX handled_request_age ON handled_request (handled_at);
+                    CREATE TABLE bus_sequence (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
+                    INSERT INTO bus_sequence (name, value) VALUES ('state', 0);
+                    """)
+        }
+        return migrator
+    }
+
+    // MARK: - Reads and writes inside a transaction
+
+    func lastSequence(_ db: Database) throws -> UInt64 {
+        try UInt64.fetchOne(db, sql: "SELECT value FROM bus_sequence WHERE name = 'state'") ?? 0
+    }
+
+    func nextSequence(_ db: Database) throws -> UInt64 {
+        try db.execute(sql: "UPDATE bus_sequence SET value = value + 1 WHERE name = 'state'")
+        return try lastSequence(db)
+    }
+
+    func handledRequest(_ db: Database, id: String) throws -> (user: String?, type: String, reply: Data)? {
+        try Row.fetchOne(db, sql: "SELECT user, type, reply FROM handled_request WHERE id = ?", arguments: [id])
+            .map { ($0["user"], $0["type"], $0["reply"]) }
+    }
+
+    func saveHandledRequest(_ db: Database, id: String, user: String?, type: String, reply: Data, at date: Date) throws {
+        try db.execute(
+            sql: "INSERT INTO handled_request (id, user, type, reply, handled_at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [id, user, type, reply, date.timeIntervalSince1970])
+    }
+
+    func state(_ db: Database, user: String, app: WidgetApp) throws -> StateRecord? {
+        try Data.fetchOne(
+            db, sql: "SELECT record FROM widget_state WHERE user = ? AND app = ?", arguments: [user, app.rawValue]
+        ).map { try codec.decode(StateRecord.self, from: $0) }
+    }
+
+    func saveState(_ db: Database, _ record: StateRecord) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO widget_state (user, app, version, record) VALUES (?, ?, ?, ?)",
+            arguments: [record.user, record.app.rawValue, record.version, try codec.encode(record)])
+    }
+
+    /// Inserts or replaces a pending record; `revision` tells a later sync acknowledgement
+    /// whether it acknowledged this version of the record or an older one.
+    func savePendingRecord(_ db: Database, user: String, record: PendingRecord, revision: UInt64) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO pending_record (user, collection, id, revision, record) VALUES (?, ?, ?, ?, ?)",
+            arguments: [user, record.collection, record.id, revision, try codec.encode(record)])
+    }
+
+    // MARK: - Whole operations
+
+    /// Every state whose topic starts with `topicPrefix`, with the sequence they are current at.
+    func snapshot(topicPrefix: String) throws -> SnapshotBody {
+        try database.read { db in
+            let records = try Data.fetchAll(db, sql: "SELECT record FROM widget_state ORDER BY user, app")
+                .map { try codec.decode(StateRecord.self, from: $0) }
+                .filter { Topic.state(app: $0.app, user: $0.user).hasPrefix(topicPrefix) }
+            return SnapshotBody(sequence: try lastSequence(db), states: records)
+        }
+    }
+
+    func pendingRecords(user: String) throws -> [PendingRecord] {
+        try database.read { db in
+            try Data.fetchAll(
+                db, sql: "SELECT record FROM pending_record WHERE user = ? ORDER BY collection, id", arguments: [user]
+            ).map { try codec.decode(PendingRecord.self, from: $0) }
+        }
+    }
+
+    func pruneHandledRequests(olderThan date: Date) throws -> Int {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM handled_request WHERE handled_at < ?", arguments: [date.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import ServiceLifecycle
+import ServiceSupport
+import WidgetBusProtocol
+
+@main
+struct TimelineServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline-service",
+        abstract: "Answers widget timeline requests and publishes every new timeline.",
+        discussion: EnvironmentSetting.helpText([
+            BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.timelines.setting,
+            BusEndpoint.timelineEvents.setting, .logLevel,
+        ])
+    )
+
+    func run() async throws {
+        let logger = LoggingBootstrap.makeLogger(label: "timeline-service")
+        let service = TimelineService(
+            configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import ServiceSupport
+import WidgetBusProtocol
+
+struct PendingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pending",
+        abstract: "Print a user's records still waiting for sync, as JSON."
+    )
+
+    @Option(help: "The user whose pending records to print.")
+    var user: String
+
+    @OptionGroup var options: RequestOptions
+
+    func run() throws {
+        let codec = WireCodec()
+        try reportingFailures {
+            let envelope = Envelope(
+                type: MessageType.pendingRecordsRequest.rawValue, user: user, body: JSONValue.object([:]))
+            let reply = try options.send(envelope, to: BusEndpoint.intents.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
+            switch try ReplyDecoding.decode(reply, as: JSONValue.self, codec: codec) {
+            case .success(let envelope):
+                printLine(String(decoding: try codec.encode(envelope.body), as: UTF8.self))
+            case .failure(let error):
+                throw RequestFailure.errorReply(error)
+            }
+        }
+    }
+}
