@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+
+/// Bad input gets a clear error reply with a stable code, changes nothing, and the service keeps
+/// answering correctly afterwards.
+@Suite(.serialized)
+struct BadInputTests {
+    static let badIntents: [(name: String, payload: Data, code: ErrorCode)] = [
+        ("not JSON", Data("hello, widget".utf8), .badJSON),
+        ("binary garbage", Data([0xFF, 0x00, 0xFE, 0x7B]), .badJSON),
+        ("a JSON array", Data("[1,2,3]".utf8), .badJSON),
+        ("an empty frame", Data(), .badJSON),
+        ("unknown type", Data(RawClient.envelope(type: "LaunchRocketIntent", body: "{}").utf8), .unknownType),
+        ("a reply type", Data(RawClient.envelope(type: "StateReply", body: "{}").utf8), .unknownType),
+        ("missing user", Data(RawClient.envelope(type: "RecordTensionIntent", user: nil, body: #"{"level":3}"#).utf8), .missingField),
+        ("traversal user", Data(RawClient.envelope(type: "RecordTensionIntent", user: "../etc", body: #"{"level":3}"#).utf8), .invalidUser),
+        ("missing level", Data(RawClient.envelope(type: "RecordTensionIntent", body: "{}").utf8), .missingField),
+        ("level as text", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":"high"}"#).utf8), .invalidField),
+        ("level 4", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":4}"#).utf8), .invalidLevel),
+        ("level 11", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":11}"#).utf8), .invalidLevel),
+        ("level -3", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":-3}"#).utf8), .invalidLevel),
+        ("unknown check-in", Data(RawClient.envelope(type: "MarkInterventionDoneIntent", body: #"{"checkInId":"nope"}"#).utf8), .unknownCheckIn),
+        ("protocol version 2", Data(#"{"version":2,"id":"x","type":"ResetWidgetIntent","user":"mallory","sentAt":"2026-11-22T10:00:00Z","body":{}}"#.utf8), .unsupportedVersion),
+        ("a 10 MB frame", Data(repeating: 0x7B, count: 10 * 1024 * 1024), .payloadTooLarge),
+    ]
+
+    @Test func intentHandlerAnswersEveryBadIntentWithItsCodeAndChangesNothing() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        let before = try bus.send(.recordTension, user: "mallory", body: #"{"level":7}"#)
+        let pendingBefore = try bus.pendingRecords(user: "mallory")
+        let client = try RawClient(endpoint: bus.endpoint(.intents))
+
+        for bad in Self.badIntents {
+            let reply = try client.errorReply(to: bad.payload)
+            #expect(reply?.type == "Error", "\(bad.name): no error reply")
+            #expect(reply?.body.code == bad.code, "\(bad.name): got \(String(describing: reply?.body))")
+            #expect(reply?.body.message.isEmpty == false, "\(bad.name): error without a message")
+        }
+
+        let unknown = Data(RawClient.envelope(type: "LaunchRocketIntent", id: "named-request", body: "{}").utf8)
+        #expect(try client.errorReply(to: unknown)?.inReplyTo == "named-request", "an error names the request it answers")
+        let twoFrames = try client.exchange([Data("{}".utf8), Data("{}".utf8)])
+        let twoFramesError = try twoFrames.map { try bus.codec.decode(Envelope<ErrorBody>.self, from: $0[0]) }
+        #expect(twoFramesError?.body.code == .badFrames)
+
+        // Nothing changed, and the service still answers correctly.
+        #expect(try bus.pendingRecords(user: "mallory") == pendingBefore)
+        let after = try bus.send(.resetWidget, user: "mallory")
+        #expect(after.version == before.version + 1, "a bad request must not consume a sequence number")
+        guard case .tensionCheck(let state) = after.state else { return }
+        #expect(state.phase == .picker)
+    }
+
+    @Test func timelineServiceAnswersBadRequestsWithCodes() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.timelineService)
+        _ = try bus.tensionTimeline(user: "mallory")
+        let client = try RawClient(endpoint: bus.endpoint(.timelines))
+
+        let cases: [(String, String, ErrorCode)] = [
+            ("not JSON", "{{{{", .badJSON),
+            ("unknown kind", RawClient.envelope(type: "TimelineRequest", body: #"{"kind":"ClockWidget"}"#), .invalidField),
+            ("missing user", RawClient.envelope(type: "TimelineRequest", user: nil, body: #"{"kind":"TensionCheckWidget"}"#), .missingField),
+            ("an intent", RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":3}"#), .unknownType),
+        ]
+        for (name, json, code) in cases {
+            #expect(try client.errorReply(toJSON: json)?.body.code == code, "\(name)")
+        }
+        #expect(try client.errorReply(to: Data(repeating: 0x20, count: 10 * 1024 * 1024))?.body.code == .payloadTooLarge)
+
+        let timeline = try bus.tensionTimeline(user: "mallory")
+        #expect(timeline.entries.map(\.content) == [.picker])
+    }
+
+    @Test func snapshotEndpointServesSnapshotsOnly() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        let record = try bus.send(.recordTension, user: "nora", body: #"{"level":5}"#)
+        let client = try RawClient(endpoint: bus.endpoint(.stateSnapshot))
+
+        let intent = RawClient.envelope(type: "RecordTensionIntent", user: "nora", body: #"{"level":3}"#)
+        #expect(try client.errorReply(toJSON: intent)?.body.code == .unknownType)
+
+        let request = RawClient.envelope(type: "SnapshotRequest", user: nil, body: #"{"prefix":"state.tensionCheck.nora"}"#)
+        let reply = try #require(try client.exchange([Data(request.utf8)]))
+        let snapshot = try bus.codec.decode(Envelope<SnapshotBody>.self, from: reply[0]).body
+        #expect(snapshot.sequence == record.version)
+        #expect(snapshot.states == [record])
+    }
+}

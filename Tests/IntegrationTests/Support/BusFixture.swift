@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+
+/// A private WidgetBus for one test: its own data directory and free loopback ports for every
+/// endpoint, the real executables started as processes, and `widgetctl` to drive them.
+final class BusFixture {
+    enum Service: String, CaseIterable {
+        case intentHandler = "intent-handler"
+        case timelineService = "timeline-service"
+    }
+
+    /// Where `swift build` put the executables: next to the test binary.
+    static let productsDirectory: URL = {
+        if let directory = ProcessInfo.processInfo.environment["WIDGETBUS_BIN_DIR"] {
+            return URL(fileURLWithPath: directory)
+        }
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("intent-handler").path),
+            directory.path != "/"
+        {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory
+    }()
+
+    let root: URL
+    let environment: [String: String]
+    private(set) var running: [Service: ServiceProcess] = [:]
+    private var logs: [String] = []
+    let codec = WireCodec()
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("widgetbus-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        for endpoint in BusEndpoint.all {
+            environment[endpoint.variable] = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        }
+        environment["WIDGETBUS_DATA_DIR"] = root.appendingPathComponent("data").path
+        environment["WIDGETBUS_LOG_LEVEL"] = "debug"
+        self.environment = environment
+    }
+
+    deinit {
+        for process in running.values { process.kill9() }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func endpoint(_ endpoint: BusEndpoint) -> String {
+        environment[endpoint.variable]!
+    }
+
+    // MARK: - Services
+
+    /// Starts `service` and waits until it answers a ping.
+    @discardableResult
+    func start(_ service: Service) throws -> ServiceProcess {
+        let process = try ServiceProcess(
+            name: service.rawValue, executable: Self.productsDirectory.appendingPathComponent(service.rawValue),
+            environment: environment, logDirectory: root)
+        running[service] = process
+        try waitUntil("\(service.rawValue) answers ping", timeout: 15) {
+            try widgetctl("ping", service.rawValue, "--timeout", "300", "--attempts", "1").status == 0
+        }
+        return process
+    }
+
+    /// SIGTERM and wait; returns the exit status.
+    @discardableResult
+    func stop(_ service: Service) -> Int32? {
+        guard let process = running.removeValue(forKey: service) else { return nil }
+        logs.append(process.log)
+        return process.terminate()
+    }
+
+    func kill9(_ service: Service) {
+        guard let process = running.removeValue(forKey: service) else { return }
+        process.kill9()
+        logs.append(process.log)
+    }
+
+    /// Everything the services logged so far, for failure messages.
+    var allLogs: String {
+        (logs + running.values.map(\.log)).joined(separator: "\n----\n")
+    }
+
+    // MARK: - widgetctl
+
+    func widgetctl(_ arguments: String...) throws -> CommandResult {
+        try widgetctl(arguments)
+    }
+
+    func widgetctl(_ arguments: [String]) throws -> CommandResult {
+        try runCommand(Self.productsDirectory.appendingPathComponent("widgetctl"), arguments, environment: environment)
+    }
+
+    /// `widgetctl send`, expecting success; returns the state the reply carries.
+    @discardableResult
+    func send(_ type: MessageType, user: String, body: String = "{}", id: String? = nil) throws -> StateRecord {
+        let result = try sendRaw(type.rawValue, user: user, body: body, id: id)
+        guard result.status == 0 else {
+            Issue.record("send \(type.rawValue) failed (\(result.status)): \(result.stdout) \(result.stderr)")
+            throw FixtureError.commandFailed(result)
+        }
+        return try codec.decode(Envelope<StateRecord>.self, from: result.stdoutData).body
+    }
+
+    func sendRaw(_ type: String, user: String, body: String = "{}", id: String? = nil) throws -> CommandResult {
+        var arguments = ["send", type, "--user", user, "--body", body]
+        if let id { arguments += ["--id", id] }
+        return try widgetctl(arguments)
+    }
+
+    /// The error a `widgetctl send` answered with (exit status 1).
+    func sendExpectingError(_ type: MessageType, user: String, body: String = "{}") throws -> ErrorBody {
+        let result = try sendRaw(type.rawValue, user: user, body: body)
+        #expect(result.status == 1, "expected an error reply, got \(result.stdout)")
+        return try codec.decode(Envelope<ErrorBody>.self, from: result.stdoutData).body
+    }
+
+    func pendingRecords(user: String) throws -> [PendingRecord] {
+        let result = try widgetctl("pending", "--user", user)
+        guard result.status == 0 else { throw FixtureError.commandFailed(result) }
+        return try codec.decode(PendingRecordsBody.self, from: result.stdoutData).records
+    }
+
+    /// The timeline `widgetctl timeline` prints, once timeline-service reflects `atLeastVersion`.
+    func timeline<Content: Codable & Sendable & Equatable>(
+        _ kind: WidgetKind, user: String, as content: Content.Type, atLeastVersion version: UInt64 = 0
+    ) throws -> DecodedTimelineBody<Content> {
+        var latest: DecodedTimelineBody<Content>?
+        try waitUntil("timeline of \(kind.rawValue) for \(user) reaches version \(version)", timeout: 10) {
+            let result = try widgetctl("timeline", kind.rawValue, "--user", user)
+            guard result.status == 0 else { return false }
+            latest = try codec.decode(DecodedTimelineBody<Content>.self, from: result.stdoutData)
+            return latest!.stateVersion >= version
+        }
+        return latest!
+    }
+
+    func tensionTimeline(user: String, atLeastVersion version: UInt64 = 0) throws -> DecodedTimelineBody<TensionCheckPhase> {
+        try timeline(.tensionCheck, user: user, as: TensionCheckPhase.self, atLeastVersion: version)
+    }
+
+    // MARK: - Waiting
+
+    func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            usleep(50_000)
+        }
+        Issue.record("timed out after \(timeout) s waiting until \(what)\nlogs:\n\(allLogs)")
+        throw FixtureError.timedOut(what)
+    }
+}
+
+enum FixtureError: Error {
+    case commandFailed(CommandResult)
+    case timedOut(String)
+}
