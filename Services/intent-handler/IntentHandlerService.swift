@@ -53,7 +53,7 @@ struct IntentHandlerService: Service {
         defer { snapshots.close() }
         let sequence = try store.database.read { try store.lastSequence($0) }
         let publisher = try EventPublisher(
-            context: context, bindTo: configuration.stateEventsEndpoint, lastSequence: sequence, codec: codec)
+            name: "intent-handler", context: context, bindTo: configuration.stateEventsEndpoint, lastSequence: sequence, codec: codec)
         defer { publisher.close() }
 
         logger.info(

@@ -18,6 +18,8 @@ final class IntentProcessor {
         case intents, snapshot
     }
 
+    private static let ianaTimeZones = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC"])
+
     private let store: WidgetStateStore
     private let codec: WireCodec
     private let clock: @Sendable () -> Date
@@ -36,15 +38,16 @@ final class IntentProcessor {
         do {
             request = try Request.decode(payload, codec: codec)
         } catch {
-            let header = codec.bestEffortHeader(of: payload)
-            return Outcome(reply: codec.errorReply(to: header?.id, user: header?.user, code: error.code, message: error.message))
+            return Outcome(reply: codec.errorReply(toUndecodable: payload, error))
         }
         do {
             switch (request.body, endpoint) {
             case (.ping, _):
                 return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
             case (.intent(let intent), .intents):
-                return try apply(intent, of: request)
+                return try once(request) { db, now in try apply(intent, of: request, db: db, now: now) }
+            case (.setTimeZone(let identifier), .intents):
+                return try once(request) { db, now in try setTimeZone(identifier, of: request, db: db, now: now) }
             case (.pendingRecords, .intents):
                 let user = request.user!
                 let body = PendingRecordsBody(user: user, records: try store.pendingRecords(user: user))
@@ -63,8 +66,9 @@ final class IntentProcessor {
         }
     }
 
-    /// Applies an intent exactly once: a request id seen before gets its stored reply back.
-    private func apply(_ intent: WidgetIntent, of request: Request) throws -> Outcome {
+    /// Runs `change` exactly once per request id, in one transaction with the reply it produces:
+    /// a request id seen before gets its stored reply back and changes nothing.
+    private func once(_ request: Request, _ change: (Database, Date) throws -> Outcome) throws -> Outcome {
         let user = request.user!
         let now = clock()
         return try store.database.write { db in
@@ -76,36 +80,63 @@ final class IntentProcessor {
                 }
                 return Outcome(reply: handled.reply)
             }
-            let current = try store.state(db, user: user, app: intent.app)
-                ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app))
-            var context = ReduceContext(now: now, timeZone: .gmt, random: random)
-            defer { random = context.random }
-
-            let outcome: Outcome
-            do {
-                let transition = try current.state.reduce(intent, context: &context)
-                if transition.state == current.state && transition.records.isEmpty {
-                    outcome = Outcome(reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: current, now: now))
-                } else {
-                    let sequence = try store.nextSequence(db)
-                    let record = StateRecord(user: user, app: intent.app, version: sequence, state: transition.state)
-                    try store.saveState(db, record)
-                    for pending in transition.records {
-                        try store.savePendingRecord(db, user: user, record: pending, revision: sequence)
-                    }
-                    let event = Envelope(
-                        type: MessageType.stateChanged.rawValue, user: user, sentAt: now,
-                        body: StateChangedBody(sequence: sequence, causedBy: request.id, record: record))
-                    outcome = Outcome(
-                        reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: record, now: now),
-                        event: (Topic.state(app: intent.app, user: user), sequence, try codec.encode(event)))
-                }
-            } catch let violation as RuleViolation {
-                outcome = Outcome(reply: codec.errorReply(
-                    to: request.id, user: user, code: ErrorCode(rawValue: violation.code), message: violation.message))
-            }
+            let outcome = try change(db, now)
             try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
             return outcome
         }
+    }
+
+    private func apply(_ intent: WidgetIntent, of request: Request, db: Database, now: Date) throws -> Outcome {
+        let user = request.user!
+        let current = try store.state(db, user: user, app: intent.app)
+            ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app))
+        let timeZone = try store.profile(db, user: user).flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
+        var context = ReduceContext(now: now, timeZone: timeZone, random: random)
+        defer { random = context.random }
+
+        let transition: Transition<WidgetState>
+        do {
+            transition = try current.state.reduce(intent, context: &context)
+        } catch {
+            return Outcome(reply: codec.errorReply(
+                to: request.id, user: user, code: ErrorCode(rawValue: error.code), message: error.message))
+        }
+        guard transition.state != current.state || !transition.records.isEmpty else {
+            let body = StateReplyBody(record: current, openURL: transition.openURL)
+            return Outcome(reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now))
+        }
+        let sequence = try store.nextSequence(db)
+        let record = StateRecord(user: user, app: intent.app, version: sequence, state: transition.state)
+        try store.saveState(db, record)
+        for pending in transition.records {
+            try store.savePendingRecord(db, user: user, record: pending, revision: sequence)
+        }
+        let event = Envelope(
+            type: MessageType.stateChanged.rawValue, user: user, sentAt: now,
+            body: StateChangedBody(sequence: sequence, causedBy: request.id, record: record))
+        let body = StateReplyBody(record: record, openURL: transition.openURL)
+        return Outcome(
+            reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now),
+            event: (Topic.state(app: intent.app, user: user), sequence, try codec.encode(event)))
+    }
+
+    private func setTimeZone(_ identifier: String, of request: Request, db: Database, now: Date) throws -> Outcome {
+        let user = request.user!
+        guard Self.ianaTimeZones.contains(identifier) else {
+            return Outcome(reply: codec.errorReply(
+                to: request.id, user: user, code: .invalidTimeZone,
+                message: "\(identifier) is not an IANA time zone identifier"))
+        }
+        if let current = try store.profile(db, user: user), current.timeZone == identifier {
+            return Outcome(reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: current, now: now))
+        }
+        let profile = UserProfile(user: user, timeZone: identifier, version: try store.nextSequence(db))
+        try store.saveProfile(db, profile)
+        let event = Envelope(
+            type: MessageType.profileChanged.rawValue, user: user, sentAt: now,
+            body: ProfileChangedBody(sequence: profile.version, causedBy: request.id, profile: profile))
+        return Outcome(
+            reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: profile, now: now),
+            event: (Topic.profile(user: user), profile.version, try codec.encode(event)))
     }
 }

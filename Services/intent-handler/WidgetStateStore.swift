@@ -4,7 +4,8 @@ import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 
-/// intent-handler's durable store, the single source of widget state: per-user app states, the
+/// intent-handler's durable store, the single source of widget state: per-user app states and
+/// profiles, the
 /// records pending sync, the replies to handled requests (for idempotent retries) and the event
 /// sequence. Every change happens in one transaction with the reply it produces.
 final class WidgetStateStore {
@@ -28,6 +29,8 @@ final class WidgetStateStore {
                     CREATE TABLE widget_state (
                         user TEXT NOT NULL, app TEXT NOT NULL, version INTEGER NOT NULL, record BLOB NOT NULL,
                         PRIMARY KEY (user, app)) WITHOUT ROWID;
+                    CREATE TABLE user_profile (
+                        user TEXT PRIMARY KEY NOT NULL, time_zone TEXT NOT NULL, version INTEGER NOT NULL) WITHOUT ROWID;
                     CREATE TABLE pending_record (
                         user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
                         revision INTEGER NOT NULL, record BLOB NOT NULL,
@@ -77,6 +80,17 @@ final class WidgetStateStore {
             arguments: [record.user, record.app.rawValue, record.version, try codec.encode(record)])
     }
 
+    func profile(_ db: Database, user: String) throws -> UserProfile? {
+        try Row.fetchOne(db, sql: "SELECT time_zone, version FROM user_profile WHERE user = ?", arguments: [user])
+            .map { UserProfile(user: user, timeZone: $0["time_zone"], version: $0["version"]) }
+    }
+
+    func saveProfile(_ db: Database, _ profile: UserProfile) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO user_profile (user, time_zone, version) VALUES (?, ?, ?)",
+            arguments: [profile.user, profile.timeZone, profile.version])
+    }
+
     /// Inserts or replaces a pending record; `revision` tells a later sync acknowledgement
     /// whether it acknowledged this version of the record or an older one.
     func savePendingRecord(_ db: Database, user: String, record: PendingRecord, revision: UInt64) throws {
@@ -87,13 +101,17 @@ final class WidgetStateStore {
 
     // MARK: - Whole operations
 
-    /// Every state whose topic starts with `topicPrefix`, with the sequence they are current at.
+    /// Every state and profile whose topic starts with `topicPrefix`, with the sequence they are
+    /// current at.
     func snapshot(topicPrefix: String) throws -> SnapshotBody {
         try database.read { db in
             let records = try Data.fetchAll(db, sql: "SELECT record FROM widget_state ORDER BY user, app")
                 .map { try codec.decode(StateRecord.self, from: $0) }
                 .filter { Topic.state(app: $0.app, user: $0.user).hasPrefix(topicPrefix) }
-            return SnapshotBody(sequence: try lastSequence(db), states: records)
+            let profiles = try Row.fetchAll(db, sql: "SELECT user, time_zone, version FROM user_profile ORDER BY user")
+                .map { UserProfile(user: $0["user"], timeZone: $0["time_zone"], version: $0["version"]) }
+                .filter { Topic.profile(user: $0.user).hasPrefix(topicPrefix) }
+            return SnapshotBody(sequence: try lastSequence(db), states: records, profiles: profiles)
         }
     }
 

@@ -46,7 +46,7 @@ struct TimelineService: Service {
         try requests.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
         try requests.bind(BusEndpoint.bindAddress(for: configuration.timelinesEndpoint))
         let publisher = try EventPublisher(
-            context: context, bindTo: configuration.timelineEventsEndpoint, lastSequence: 0, codec: codec)
+            name: "timeline-service", context: context, bindTo: configuration.timelineEventsEndpoint, lastSequence: 0, codec: codec)
         defer { publisher.close() }
         let replica = try StateReplica(
             context: context, eventsEndpoint: configuration.stateEventsEndpoint,
@@ -98,8 +98,7 @@ struct TimelineResponder {
         do {
             request = try Request.decode(payload, codec: codec)
         } catch {
-            let header = codec.bestEffortHeader(of: payload)
-            return codec.errorReply(to: header?.id, user: header?.user, code: error.code, message: error.message)
+            return codec.errorReply(toUndecodable: payload, error)
         }
         do {
             switch request.body {
@@ -114,7 +113,7 @@ struct TimelineResponder {
                 let user = request.user!
                 return try codec.reply(
                     to: request.id, user: user, type: .timelineReply, body: timeline(kind: kind, user: user))
-            case .intent, .snapshot, .pendingRecords:
+            case .intent, .setTimeZone, .snapshot, .pendingRecords:
                 return codec.errorReply(
                     to: request.id, user: request.user, code: .unknownType,
                     message: "\(request.type.rawValue) is not served by timeline-service")
@@ -124,37 +123,45 @@ struct TimelineResponder {
         }
     }
 
-    /// The timeline of `kind` for `user` as of now; a user with no state gets the initial state's.
+    /// The timeline of `kind` for `user` as of now, in the user's zone; a user with no state gets
+    /// the initial state's.
     func timeline(kind: WidgetKind, user: String, now: Date = Date()) -> TimelineBody {
         let record = replica.record(user: user, app: kind.app)
         let state = record?.state ?? .initial(for: kind.app)
         return TimelineBody(
             kind: kind, user: user, stateVersion: record?.version ?? 0,
-            timeline: state.timeline(for: kind, now: now, timeZone: .gmt))
+            timeline: state.timeline(for: kind, now: now, timeZone: replica.timeZone(user: user)))
     }
 
-    /// One `TimelineChanged` per kind of each changed state. A burst of changes to the same state
-    /// is coalesced into the latest, as a widget needs only the newest timeline.
+    /// One `TimelineChanged` per kind of each changed state; a profile change touches every state
+    /// of its user. A burst of changes to the same state is coalesced into its latest version, as
+    /// a widget needs only the newest timeline.
     func timelineEvents(for changes: [StateReplica.Change], firstSequence: UInt64, now: Date = Date()) throws
         -> [(topic: String, sequence: UInt64, payload: Data)]
     {
-        var latest: [StateReplica.Key: StateReplica.Change] = [:]
+        var causes: [StateReplica.Key: String?] = [:]
         var order: [StateReplica.Key] = []
+        func touch(_ key: StateReplica.Key, _ cause: String?) {
+            if causes.updateValue(cause, forKey: key) == nil { order.append(key) }
+        }
         for change in changes {
-            let key = StateReplica.Key(user: change.record.user, app: change.record.app)
-            if latest.updateValue(change, forKey: key) == nil { order.append(key) }
+            switch change {
+            case .state(let record, let causedBy):
+                touch(StateReplica.Key(user: record.user, app: record.app), causedBy)
+            case .profile(let profile, let causedBy):
+                for record in replica.records(user: profile.user) {
+                    touch(StateReplica.Key(user: record.user, app: record.app), causedBy)
+                }
+            }
         }
         var sequence = firstSequence
         var events: [(topic: String, sequence: UInt64, payload: Data)] = []
         for key in order {
-            let change = latest[key]!
             for kind in WidgetKind.allCases where kind.app == key.app {
-                let body = TimelineBody(
-                    kind: kind, user: key.user, stateVersion: change.record.version,
-                    timeline: change.record.state.timeline(for: kind, now: now, timeZone: .gmt))
                 let envelope = Envelope(
                     type: MessageType.timelineChanged.rawValue, user: key.user, sentAt: now,
-                    body: TimelineChangedBody(sequence: sequence, causedBy: change.causedBy, timeline: body))
+                    body: TimelineChangedBody(
+                        sequence: sequence, causedBy: causes[key] ?? nil, timeline: timeline(kind: kind, user: key.user, now: now)))
                 events.append((Topic.timeline(kind: kind, user: key.user), sequence, try codec.encode(envelope)))
                 sequence += 1
             }

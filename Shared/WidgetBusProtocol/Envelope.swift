@@ -42,10 +42,23 @@ public struct EmptyBody: Codable, Equatable, Sendable {
 }
 
 /// The header of any envelope, read without its body: enough to route or to answer an error.
+/// Lenient: a field of the wrong JSON type reads as absent, so an error reply can still name
+/// the request it answers.
 public struct EnvelopeHeader: Decodable, Sendable {
     public var version: Int?
     public var id: String?
     public var type: String?
     public var user: String?
     public var inReplyTo: String?
+
+    private enum CodingKeys: String, CodingKey { case version, id, type, user, inReplyTo }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try? container.decodeIfPresent(Int.self, forKey: .version)
+        id = try? container.decodeIfPresent(String.self, forKey: .id)
+        type = try? container.decodeIfPresent(String.self, forKey: .type)
+        user = try? container.decodeIfPresent(String.self, forKey: .user)
+        inReplyTo = try? container.decodeIfPresent(String.self, forKey: .inReplyTo)
+    }
 }

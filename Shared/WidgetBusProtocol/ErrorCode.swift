@@ -34,10 +34,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomSt
     /// MarkInterventionDone for a check-in that has no open suggestion.
     public static let unknownCheckIn = ErrorCode(rawValue: "unknown_check_in")
 
+    // User settings
+    /// `SetTimeZone` with an identifier that is not an IANA time zone.
+    public static let invalidTimeZone = ErrorCode(rawValue: "invalid_time_zone")
+
     /// Every code the services can send; docs/PROTOCOL.md documents each (a test checks it).
     public static let all: [ErrorCode] = [
         .payloadTooLarge, .badFrames, .badJSON, .unsupportedVersion, .unknownType, .missingField,
-        .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .invalidLevel, .unknownCheckIn,
+        .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .invalidTimeZone, .invalidLevel, .unknownCheckIn,
     ]
 }
 

@@ -16,6 +16,19 @@ public struct StateChangedBody: Codable, Sendable, Equatable {
     }
 }
 
+/// `ProfileChanged`: a user's settings changed; shares the sequence of `StateChanged`.
+public struct ProfileChangedBody: Codable, Sendable, Equatable {
+    public var sequence: UInt64
+    public var causedBy: String
+    public var profile: UserProfile
+
+    public init(sequence: UInt64, causedBy: String, profile: UserProfile) {
+        self.sequence = sequence
+        self.causedBy = causedBy
+        self.profile = profile
+    }
+}
+
 /// `TimelineChanged`: timeline-service built a new timeline for a user's widget kind.
 public struct TimelineChangedBody: Encodable, Sendable, Equatable {
     public var sequence: UInt64
@@ -33,6 +46,12 @@ public struct TimelineChangedBody: Encodable, Sendable, Equatable {
 /// `Heartbeat`: sent once a second with the publisher's latest sequence, so a subscriber notices
 /// the loss of the *last* event too, and a publisher restart.
 public struct HeartbeatBody: Codable, Sendable, Equatable {
+    /// The publishing service, so one subscriber connected to several publishers can tell them apart.
+    public var publisher: String
     public var sequence: UInt64
-    public init(sequence: UInt64) { self.sequence = sequence }
+
+    public init(publisher: String, sequence: UInt64) {
+        self.publisher = publisher
+        self.sequence = sequence
+    }
 }

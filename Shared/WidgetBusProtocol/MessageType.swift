@@ -5,6 +5,10 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case markInterventionDone = "MarkInterventionDoneIntent"
     case resetWidget = "ResetWidgetIntent"
 
+    // User settings (to intent-handler)
+    /// The user's IANA time zone; every local day and hour of their widgets follows it.
+    case setTimeZone = "SetTimeZone"
+
     // Queries
     /// To timeline-service: the current timeline of a kind for a user.
     case timelineRequest = "TimelineRequest"
@@ -20,11 +24,13 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case timelineReply = "TimelineReply"
     case snapshotReply = "SnapshotReply"
     case pendingRecordsReply = "PendingRecordsReply"
+    case profileReply = "ProfileReply"
     case pong = "Pong"
     case error = "Error"
 
     // Events
     case stateChanged = "StateChanged"
+    case profileChanged = "ProfileChanged"
     case timelineChanged = "TimelineChanged"
     case heartbeat = "Heartbeat"
 }

@@ -36,15 +36,70 @@ public struct StateRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// `SnapshotReply`: every state under the requested prefix, as of `sequence`.
+/// `StateReply`: the state after the intent, and a URL the client should open, if any (a
+/// widget button that hands over to the app). Encoded flat: the ``StateRecord`` fields plus
+/// `openURL`.
+public struct StateReplyBody: Codable, Sendable, Equatable {
+    public var record: StateRecord
+    public var openURL: String?
+
+    public init(record: StateRecord, openURL: String? = nil) {
+        self.record = record
+        self.openURL = openURL
+    }
+
+    private enum CodingKeys: String, CodingKey { case openURL }
+
+    public init(from decoder: any Decoder) throws {
+        record = try StateRecord(from: decoder)
+        openURL = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .openURL)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try record.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(openURL, forKey: .openURL)
+    }
+}
+
+/// A user's settings that every widget of theirs depends on. `ProfileReply` and the body of
+/// `ProfileChanged` events carry it.
+public struct UserProfile: Codable, Sendable, Equatable {
+    public var user: String
+    /// IANA identifier; users who never set one are in UTC.
+    public var timeZone: String
+    /// The owner's sequence number of the last change.
+    public var version: UInt64
+
+    public init(user: String, timeZone: String, version: UInt64) {
+        self.user = user
+        self.timeZone = timeZone
+        self.version = version
+    }
+
+    public static let defaultTimeZone = "UTC"
+}
+
+/// `SnapshotReply`: every state and profile under the requested prefix, as of `sequence`.
 /// A subscriber applies only events with a higher sequence afterwards (the Clone pattern).
 public struct SnapshotBody: Codable, Sendable, Equatable {
     public var sequence: UInt64
     public var states: [StateRecord]
+    public var profiles: [UserProfile]
 
-    public init(sequence: UInt64, states: [StateRecord]) {
+    public init(sequence: UInt64, states: [StateRecord], profiles: [UserProfile] = []) {
         self.sequence = sequence
         self.states = states
+        self.profiles = profiles
+    }
+
+    private enum CodingKeys: String, CodingKey { case sequence, states, profiles }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sequence = try container.decode(UInt64.self, forKey: .sequence)
+        states = try container.decode([StateRecord].self, forKey: .states)
+        profiles = try container.decodeIfPresent([UserProfile].self, forKey: .profiles) ?? []
     }
 }
 

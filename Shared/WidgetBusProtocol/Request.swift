@@ -13,6 +13,7 @@ public struct Request: Sendable, Equatable {
 
 public enum RequestBody: Sendable, Equatable {
     case intent(WidgetIntent)
+    case setTimeZone(identifier: String)
     case timeline(kind: WidgetKind)
     case snapshot(topicPrefix: String)
     case pendingRecords
@@ -29,6 +30,12 @@ public struct RecordTensionBody: Codable, Sendable, Equatable {
 public struct MarkInterventionDoneBody: Codable, Sendable, Equatable {
     public var checkInId: String
     public init(checkInId: String) { self.checkInId = checkInId }
+}
+
+public struct SetTimeZoneBody: Codable, Sendable, Equatable {
+    /// An IANA identifier such as `Europe/Paris`.
+    public var timeZone: String
+    public init(timeZone: String) { self.timeZone = timeZone }
 }
 
 public struct TimelineRequestBody: Codable, Sendable, Equatable {
@@ -57,7 +64,7 @@ extension Request {
         } catch let error as ProtocolError {
             throw error
         } catch let error as DecodingError {
-            throw ProtocolError(decodingError: error)
+            throw ProtocolError(decodingError: error, payload: payload)
         } catch {
             throw ProtocolError(.badJSON, "\(error)")
         }
@@ -96,6 +103,9 @@ private struct WireRequest: Decodable {
         guard let type = MessageType(rawValue: rawType) else {
             throw ProtocolError(.unknownType, "unknown message type \(rawType)")
         }
+        let id = try container.decode(String.self, forKey: .id)
+        let user = try container.decodeIfPresent(String.self, forKey: .user)
+        let sentAt = try container.decode(Date.self, forKey: .sentAt)
         let body: RequestBody
         switch type {
         case .recordTension:
@@ -105,6 +115,8 @@ private struct WireRequest: Decodable {
             body = .intent(.tensionCheck(.markInterventionDone(checkInId: checkInId)))
         case .resetWidget:
             body = .intent(.tensionCheck(.resetWidget))
+        case .setTimeZone:
+            body = .setTimeZone(identifier: try container.decode(SetTimeZoneBody.self, forKey: .body).timeZone)
         case .timelineRequest:
             body = .timeline(kind: try container.decode(TimelineRequestBody.self, forKey: .body).kind)
         case .snapshotRequest:
@@ -113,22 +125,21 @@ private struct WireRequest: Decodable {
             body = .pendingRecords
         case .ping:
             body = .ping
-        case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .pong, .error, .stateChanged, .timelineChanged, .heartbeat:
+        case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .pong, .error,
+            .stateChanged, .profileChanged, .timelineChanged, .heartbeat:
             throw ProtocolError(.unknownType, "\(rawType) is not a request")
         }
-        request = Request(
-            id: try container.decode(String.self, forKey: .id),
-            type: type,
-            user: try container.decodeIfPresent(String.self, forKey: .user),
-            sentAt: try container.decode(Date.self, forKey: .sentAt),
-            body: body
-        )
+        request = Request(id: id, type: type, user: user, sentAt: sentAt, body: body)
     }
 }
 
 extension ProtocolError {
     /// Maps Foundation's decoding errors onto the protocol's codes, naming the field.
-    init(decodingError error: DecodingError) {
+    ///
+    /// Foundation reports a fractional or out-of-range number for an integer field as invalid
+    /// JSON without a path, so on that (error-only) path the payload is re-parsed to tell a
+    /// malformed payload from a bad value.
+    init(decodingError error: DecodingError, payload: Data) {
         func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
             let keys = context.codingPath + (key.map { [$0] } ?? [])
             return keys.map(\.stringValue).joined(separator: ".")
@@ -143,7 +154,11 @@ extension ProtocolError {
         case .typeMismatch(let type, let context):
             self.init(.invalidField, "field \(path(context)) must be \(type)")
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            self.init(.badJSON, "payload is not a JSON object")
+            if (try? JSONSerialization.jsonObject(with: payload)) is [String: Any] {
+                self.init(.invalidField, "a number is fractional or out of range where an integer is expected")
+            } else {
+                self.init(.badJSON, "payload is not a JSON object")
+            }
         case .dataCorrupted(let context):
             self.init(.invalidField, "field \(path(context)): \(context.debugDescription)")
         @unknown default:

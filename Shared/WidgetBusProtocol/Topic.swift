@@ -15,6 +15,11 @@ public enum Topic {
         "\(statePrefix)\(app.rawValue).\(user)"
     }
 
+    /// `state.profile.<user>`: a user's settings, on the state publisher.
+    public static func profile(user: String) -> String {
+        "\(statePrefix)profile.\(user)"
+    }
+
     /// `timeline.<WidgetKind>.<user>`
     public static func timeline(kind: WidgetKind, user: String) -> String {
         "\(timelinePrefix)\(kind.rawValue).\(user)"

@@ -20,6 +20,9 @@ struct BadInputTests {
         ("level as text", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":"high"}"#).utf8), .invalidField),
         ("level 4", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":4}"#).utf8), .invalidLevel),
         ("level 11", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":11}"#).utf8), .invalidLevel),
+        ("fractional level", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":7.5}"#).utf8), .invalidField),
+        ("huge level", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":1e20}"#).utf8), .invalidField),
+        ("user as a number", Data(#"{"version":1,"id":"n","type":"ResetWidgetIntent","user":42,"sentAt":"2026-11-22T10:00:00Z","body":{}}"#.utf8), .invalidField),
         ("level -3", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":-3}"#).utf8), .invalidLevel),
         ("unknown check-in", Data(RawClient.envelope(type: "MarkInterventionDoneIntent", body: #"{"checkInId":"nope"}"#).utf8), .unknownCheckIn),
         ("protocol version 2", Data(#"{"version":2,"id":"x","type":"ResetWidgetIntent","user":"mallory","sentAt":"2026-11-22T10:00:00Z","body":{}}"#.utf8), .unsupportedVersion),
@@ -42,6 +45,10 @@ struct BadInputTests {
 
         let unknown = Data(RawClient.envelope(type: "LaunchRocketIntent", id: "named-request", body: "{}").utf8)
         #expect(try client.errorReply(to: unknown)?.inReplyTo == "named-request", "an error names the request it answers")
+        let numericUser = Data(#"{"version":1,"id":"named-2","type":"ResetWidgetIntent","user":42,"sentAt":"2026-11-22T10:00:00Z","body":{}}"#.utf8)
+        #expect(try client.errorReply(to: numericUser)?.inReplyTo == "named-2", "even when another header field is malformed")
+        let badUser = Data(RawClient.envelope(type: "ResetWidgetIntent", user: "../../x", body: "{}").utf8)
+        #expect(try client.errorReply(to: badUser)?.user == nil, "an invalid user id is not echoed back")
         let twoFrames = try client.exchange([Data("{}".utf8), Data("{}".utf8)])
         let twoFramesError = try twoFrames.map { try bus.codec.decode(Envelope<ErrorBody>.self, from: $0[0]) }
         #expect(twoFramesError?.body.code == .badFrames)

@@ -13,11 +13,14 @@ public final class EventPublisher {
 
     private let socket: ZMQSocket
     private let codec: WireCodec
+    /// The service name heartbeats carry.
+    public let name: String
     public private(set) var lastSequence: UInt64
     private var nextHeartbeat = Date()
 
     /// Binds a publisher at `endpoint`'s port. `lastSequence` is where the sequence stands now.
-    public init(context: ZMQContext, bindTo endpoint: String, lastSequence: UInt64, codec: WireCodec) throws {
+    public init(name: String, context: ZMQContext, bindTo endpoint: String, lastSequence: UInt64, codec: WireCodec) throws {
+        self.name = name
         socket = try ZMQSocket(context: context, type: .pub)
         try socket.setLinger(milliseconds: 500)
         try socket.setSendHighWaterMark(Self.sendHighWaterMark)
@@ -37,7 +40,7 @@ public final class EventPublisher {
     public func heartbeatIfDue(now: Date = Date()) throws -> Int {
         if now >= nextHeartbeat {
             let payload = try codec.encode(
-                Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: HeartbeatBody(sequence: lastSequence)))
+                Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: HeartbeatBody(publisher: name, sequence: lastSequence)))
             try socket.send([Data(Topic.heartbeat.utf8), payload], dontWait: true)
             nextHeartbeat = now.addingTimeInterval(Self.heartbeatInterval)
         }

@@ -16,11 +16,13 @@ extension WireCodec {
             ?? Data(#"{"type":"Error","version":1,"body":{"code":"internal","message":"unencodable error"}}"#.utf8)
     }
 
-    /// The request id and user of a payload that failed to decode, so its error reply can still
-    /// name the request it answers.
-    public func bestEffortHeader(of payload: Data) -> EnvelopeHeader? {
-        guard payload.count <= ProtocolLimits.maxPayloadBytes else { return nil }
-        return try? decode(EnvelopeHeader.self, from: payload)
+    /// The error reply to a payload that failed to decode: it names the request it answers when
+    /// the payload has a readable id, and echoes the user only if it is a valid one.
+    public func errorReply(toUndecodable payload: Data, _ error: ProtocolError) -> Data {
+        let header = payload.count <= ProtocolLimits.maxPayloadBytes ? try? decode(EnvelopeHeader.self, from: payload) : nil
+        let user = header?.user.flatMap { (try? ProtocolLimits.validateUser($0)) == nil ? nil : $0 }
+        let id = header?.id.flatMap { (try? ProtocolLimits.validateMessageID($0)) == nil ? nil : $0 }
+        return errorReply(to: id, user: user, code: error.code, message: error.message)
     }
 }
 

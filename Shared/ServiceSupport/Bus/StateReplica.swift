@@ -21,10 +21,37 @@ public final class StateReplica {
         }
     }
 
-    /// A state that changed in the replica, and the request behind it when known.
-    public struct Change: Sendable {
-        public let record: StateRecord
-        public let causedBy: String?
+    /// Something that changed in the replica, and the request behind it when known.
+    public enum Change: Sendable {
+        case state(StateRecord, causedBy: String?)
+        /// A profile change affects every state of its user (their local days and hours).
+        case profile(UserProfile, causedBy: String?)
+
+        public var user: String {
+            switch self {
+            case .state(let record, _): record.user
+            case .profile(let profile, _): profile.user
+            }
+        }
+
+        public var causedBy: String? {
+            switch self {
+            case .state(_, let causedBy), .profile(_, let causedBy): causedBy
+            }
+        }
+    }
+
+    /// An event of the owner's sequence: state and profile changes share it.
+    enum Event: Sendable {
+        case state(StateChangedBody)
+        case profile(ProfileChangedBody)
+
+        var sequence: UInt64 {
+            switch self {
+            case .state(let body): body.sequence
+            case .profile(let body): body.sequence
+            }
+        }
     }
 
     public static let snapshotTimeout: TimeInterval = 2
@@ -32,6 +59,7 @@ public final class StateReplica {
     public static let maxQueuedEvents = 100_000
 
     public private(set) var states: [Key: StateRecord] = [:]
+    public private(set) var profiles: [String: UserProfile] = [:]
     /// The sequence of the last event (or snapshot) applied.
     public private(set) var sequence: UInt64 = 0
     public private(set) var snapshotCount = 0
@@ -41,7 +69,7 @@ public final class StateReplica {
     private let codec: WireCodec
     private let logger: Logger
     private var awaitedSnapshot: (id: String, deadline: Date)?
-    private var queued: [StateChangedBody] = []
+    private var queued: [Event] = []
 
     public init(
         context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, codec: WireCodec, logger: Logger
@@ -72,6 +100,16 @@ public final class StateReplica {
         states[Key(user: user, app: app)]
     }
 
+    /// Every state of `user`, in app order.
+    public func records(user: String) -> [StateRecord] {
+        WidgetApp.allCases.compactMap { record(user: user, app: $0) }
+    }
+
+    /// The user's zone for local days and hours; UTC until they set one.
+    public func timeZone(user: String) -> TimeZone {
+        profiles[user].flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
+    }
+
     /// Handles whatever is readable and returns the states that changed.
     public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [Change] {
         var changes: [Change] = []
@@ -97,7 +135,7 @@ public final class StateReplica {
                 }
                 continue
             }
-            guard let event = try? codec.decode(Envelope<StateChangedBody>.self, from: frames[1]).body else {
+            guard let event = decodeEvent(frames[1]) else {
                 logger.warning("undecodable state event ignored", metadata: ["topic": "\(String(decoding: frames[0], as: UTF8.self))"])
                 continue
             }
@@ -123,19 +161,45 @@ public final class StateReplica {
         }
     }
 
-    private func apply(_ event: StateChangedBody, into changes: inout [Change]) {
-        let record = event.record
-        states[Key(user: record.user, app: record.app)] = record
-        sequence = event.sequence
-        changes.append(Change(record: record, causedBy: event.causedBy))
+    private func decodeEvent(_ payload: Data) -> Event? {
+        switch (try? codec.decode(EnvelopeHeader.self, from: payload))?.type {
+        case MessageType.stateChanged.rawValue:
+            (try? codec.decode(Envelope<StateChangedBody>.self, from: payload)).map { .state($0.body) }
+        case MessageType.profileChanged.rawValue:
+            (try? codec.decode(Envelope<ProfileChangedBody>.self, from: payload)).map { .profile($0.body) }
+        default:
+            nil
+        }
     }
 
+    private func apply(_ event: Event, into changes: inout [Change]) {
+        switch event {
+        case .state(let body):
+            states[Key(user: body.record.user, app: body.record.app)] = body.record
+            changes.append(.state(body.record, causedBy: body.causedBy))
+        case .profile(let body):
+            profiles[body.profile.user] = body.profile
+            changes.append(.profile(body.profile, causedBy: body.causedBy))
+        }
+        sequence = event.sequence
+    }
+
+    /// Replaces the replica with the snapshot (states the owner no longer has are dropped) and
+    /// reports what differs.
     private func applySnapshot(_ snapshot: SnapshotBody, into changes: inout [Change]) {
+        let users = Set(snapshot.profiles.map(\.user))
+        let keys = Set(snapshot.states.map { Key(user: $0.user, app: $0.app) })
+        profiles = profiles.filter { users.contains($0.key) }
+        states = states.filter { keys.contains($0.key) }
+        for profile in snapshot.profiles where profiles[profile.user] != profile {
+            profiles[profile.user] = profile
+            changes.append(.profile(profile, causedBy: nil))
+        }
         for record in snapshot.states {
             let key = Key(user: record.user, app: record.app)
             if states[key] != record {
                 states[key] = record
-                changes.append(Change(record: record, causedBy: nil))
+                changes.append(.state(record, causedBy: nil))
             }
         }
         sequence = snapshot.sequence
@@ -158,7 +222,7 @@ public final class StateReplica {
         }
     }
 
-    private func enqueue(_ event: StateChangedBody) throws {
+    private func enqueue(_ event: Event) throws {
         guard queued.count < Self.maxQueuedEvents else {
             queued.removeAll()
             try requestSnapshot(reason: "event queue overflow")

@@ -1,0 +1,18 @@
+import Foundation
+
+/// A sipping session the user completed, pending sync (the seed hands it to the app through
+/// `jitter://complete-drink?sessionId=…`).
+public struct FinishedDrink: Codable, Equatable, Sendable, Identifiable {
+    /// The drink session's id.
+    public let id: String
+    public let startedAt: Date
+    public let completedAt: Date
+    public let elapsedSeconds: Int
+
+    public init(id: String, startedAt: Date, completedAt: Date) {
+        self.id = id
+        self.startedAt = startedAt
+        self.completedAt = completedAt
+        elapsedSeconds = max(0, Int(completedAt.timeIntervalSince(startedAt)))
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+import ZeroMQ
+
+@testable import ServiceSupport
+
+/// StateReplica against a scripted owner: a real PUB socket and a real ROUTER answering
+/// snapshots, so the Clone-pattern rules are checked message by message.
+@Suite(.serialized)
+struct StateReplicaTests {
+    /// Plays intent-handler: publishes chosen events and answers snapshot requests.
+    final class ScriptedOwner {
+        let context: ZMQContext
+        let publisher: ZMQSocket
+        let snapshots: ZMQSocket
+        let eventsEndpoint: String
+        let snapshotEndpoint: String
+        let codec = WireCodec()
+        var snapshotRequests = 0
+
+        init() throws {
+            context = try ZMQContext()
+            publisher = try ZMQSocket(context: context, type: .pub)
+            try publisher.setLinger(milliseconds: 0)
+            try publisher.bind("tcp://127.0.0.1:*")
+            eventsEndpoint = try publisher.lastEndpoint
+            snapshots = try ZMQSocket(context: context, type: .router)
+            try snapshots.setLinger(milliseconds: 0)
+            try snapshots.bind("tcp://127.0.0.1:*")
+            snapshotEndpoint = try snapshots.lastEndpoint
+        }
+
+        deinit {
+            publisher.close()
+            snapshots.close()
+            context.terminate()
+        }
+
+        static func record(_ user: String, version: UInt64, phase: TensionCheckPhase = .picker) -> StateRecord {
+            StateRecord(user: user, app: .tensionCheck, version: version, state: .tensionCheck(TensionCheckState(phase: phase)))
+        }
+
+        func publish(sequence: UInt64, user: String) throws {
+            let body = StateChangedBody(sequence: sequence, causedBy: "intent-\(sequence)", record: Self.record(user, version: sequence))
+            let payload = try codec.encode(Envelope(type: MessageType.stateChanged.rawValue, user: user, body: body))
+            try publisher.send([Data(Topic.state(app: .tensionCheck, user: user).utf8), payload])
+        }
+
+        func heartbeat(sequence: UInt64) throws {
+            let payload = try codec.encode(Envelope(type: MessageType.heartbeat.rawValue, body: HeartbeatBody(publisher: "scripted-owner", sequence: sequence)))
+            try publisher.send([Data(Topic.heartbeat.utf8), payload])
+        }
+
+        /// Answers one pending snapshot request (waiting up to a second for it).
+        func answerSnapshot(_ snapshot: SnapshotBody) throws -> Bool {
+            let ready = try ZMQPoller.poll([(snapshots, .readable)], timeoutMilliseconds: 1_000)
+            guard ready[0].contains(.readable), let frames = try snapshots.receiveMessage() else { return false }
+            let message = RoutedMessage(frames: frames)
+            let request = try Request.decode(try #require(message.payload), codec: codec)
+            snapshotRequests += 1
+            try snapshots.send(message.reply(try codec.reply(to: request.id, user: nil, type: .snapshotReply, body: snapshot)))
+            return true
+        }
+    }
+
+    /// Polls the replica until `condition` holds or a second passes; returns the changes seen.
+    func pump(_ replica: StateReplica, until condition: () -> Bool) throws -> [StateReplica.Change] {
+        var changes: [StateReplica.Change] = []
+        let deadline = Date().addingTimeInterval(2)
+        while !condition(), Date() < deadline {
+            let ready = try ZMQPoller.poll(replica.pollItems, timeoutMilliseconds: 20)
+            changes += try replica.handle(ready: ready[...])
+        }
+        return changes
+    }
+
+    func makeReplica(_ owner: ScriptedOwner, context: ZMQContext) throws -> StateReplica {
+        try StateReplica(
+            context: context, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint,
+            codec: WireCodec(), logger: Logger(label: "test"))
+    }
+
+    @Test func startsFromTheSnapshotAndAppliesOnlyNewerEvents() throws {
+        let owner = try ScriptedOwner()
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let replica = try makeReplica(owner, context: context)
+        defer { replica.close() }
+
+        #expect(!replica.isSynced)
+        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 5, states: [ScriptedOwner.record("ann", version: 5)])))
+        var changes = try pump(replica) { replica.isSynced }
+        #expect(replica.sequence == 5)
+        #expect(changes.map(\.user) == ["ann"])
+
+        usleep(200_000)  // the subscription reaches the publisher
+        try owner.publish(sequence: 5, user: "old")  // already in the snapshot: ignored
+        try owner.publish(sequence: 6, user: "ben")
+        changes = try pump(replica) { replica.sequence == 6 }
+        #expect(changes.map(\.user) == ["ben"])
+        #expect(changes.first?.causedBy == "intent-6")
+        #expect(replica.record(user: "old", app: .tensionCheck) == nil)
+    }
+
+    @Test func aGapInSequenceNumbersTriggersAFreshSnapshot() throws {
+        let owner = try ScriptedOwner()
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let replica = try makeReplica(owner, context: context)
+        defer { replica.close() }
+        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 1, states: [ScriptedOwner.record("ann", version: 1)])))
+        _ = try pump(replica) { replica.isSynced }
+        usleep(200_000)
+
+        try owner.publish(sequence: 3, user: "cat")  // 2 was lost
+        _ = try pump(replica) { !replica.isSynced }
+        #expect(!replica.isSynced, "a gap must trigger a re-snapshot")
+        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 3, states: [
+            ScriptedOwner.record("ann", version: 1), ScriptedOwner.record("dan", version: 2), ScriptedOwner.record("cat", version: 3),
+        ])))
+        let changes = try pump(replica) { replica.isSynced }
+        #expect(replica.sequence == 3)
+        #expect(Set(changes.map(\.user)) == ["dan", "cat"], "only what differs is reported")
+        #expect(owner.snapshotRequests == 2)
+    }
+
+    @Test func aHeartbeatAheadOfTheReplicaRevealsALostLastEvent() throws {
+        let owner = try ScriptedOwner()
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let replica = try makeReplica(owner, context: context)
+        defer { replica.close() }
+        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 4, states: [])))
+        _ = try pump(replica) { replica.isSynced }
+        usleep(200_000)
+
+        try owner.heartbeat(sequence: 4)
+        _ = try pump(replica) { false }
+        #expect(replica.isSynced, "a heartbeat at the replica's sequence changes nothing")
+
+        try owner.heartbeat(sequence: 7)
+        _ = try pump(replica) { !replica.isSynced }
+        #expect(!replica.isSynced)
+        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 7, states: [ScriptedOwner.record("eve", version: 7)])))
+        _ = try pump(replica) { replica.isSynced }
+        #expect(replica.record(user: "eve", app: .tensionCheck)?.version == 7)
+    }
+
+    @Test func anUnansweredSnapshotRequestIsRepeated() throws {
+        let silent = try ScriptedOwner()
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let replica = try makeReplica(silent, context: context)
+        defer { replica.close() }
+
+        var requests = 0
+        let deadline = Date().addingTimeInterval(StateReplica.snapshotTimeout + 1.5)
+        while Date() < deadline, requests < 2 {
+            _ = try replica.handle(ready: [ZMQPollEvents(), ZMQPollEvents()][...])
+            let ready = try ZMQPoller.poll([(silent.snapshots, .readable)], timeoutMilliseconds: 50)
+            if ready[0].contains(.readable), try silent.snapshots.receiveMessage() != nil { requests += 1 }
+        }
+        #expect(requests == 2, "the replica must ask again after \(StateReplica.snapshotTimeout) s of silence")
+        #expect(!replica.isSynced)
+    }
+}
