@@ -32,7 +32,8 @@ public struct BusEndpoint: Sendable, Hashable {
     /// The address to bind for a configured endpoint: `tcp://host:port` becomes `tcp://*:port`;
     /// other transports (ipc, inproc) bind as given.
     public static func bindAddress(for endpoint: String) -> String {
-        guard endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":") else { return endpoint }
-        return "tcp://*" + endpoint[colon...]
+        let address = endpoint.dropFirst("tcp://".count)
+        guard endpoint.hasPrefix("tcp://"), let colon = address.lastIndex(of: ":") else { return endpoint }
+        return "tcp://*" + address[colon...]
     }
 }

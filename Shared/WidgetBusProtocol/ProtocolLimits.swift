@@ -12,17 +12,25 @@ public enum ProtocolLimits {
     /// Longest client-generated message id, in UTF-8 bytes.
     public static let maxMessageIDBytes = 128
 
-    /// A user id is 1–128 bytes of printable characters without `/`, `\`, and is not `.` or `..`,
-    /// so it is safe as a topic segment and as a file name.
+    /// A user id is 1–128 UTF-8 bytes without `/`, `\`, control, format (zero-width) or line and
+    /// paragraph separator characters, and is not `.` or `..`, so it is safe as a topic segment,
+    /// a log field and a file name.
     public static func validateUser(_ user: String) throws(ProtocolError) {
         let bytes = user.utf8
         guard !bytes.isEmpty, bytes.count <= maxUserIDBytes else {
             throw ProtocolError(.invalidUser, "user id must be 1–\(maxUserIDBytes) bytes")
         }
         guard user != ".", user != "..",
-            !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "/" || $0 == "\\" })
+            !user.unicodeScalars.contains(where: { Self.forbiddenInUserID($0) })
         else {
-            throw ProtocolError(.invalidUser, "user id may not be '.', '..', or contain '/', '\\' or control characters")
+            throw ProtocolError(.invalidUser, "user id may not be '.', '..', or contain '/', '\\', control or invisible characters")
+        }
+    }
+
+    private static func forbiddenInUserID(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: scalar == "/" || scalar == "\\"
         }
     }
 

@@ -147,6 +147,8 @@ extension ProtocolError {
         switch error {
         case .keyNotFound(let key, let context):
             self.init(.missingField, "missing field \(path(context, key))")
+        case .valueNotFound(_, let context) where context.codingPath.isEmpty:
+            self.init(.badJSON, "payload is not a JSON object")
         case .valueNotFound(_, let context):
             self.init(.missingField, "missing value at \(path(context))")
         case .typeMismatch(_, let context) where context.codingPath.isEmpty:
