@@ -48,10 +48,22 @@ final class IntentProcessor {
                 return try once(request) { db, now in try apply(intent, of: request, db: db, now: now) }
             case (.setTimeZone(let identifier), .intents):
                 return try once(request) { db, now in try setTimeZone(identifier, of: request, db: db, now: now) }
+            case (.appForeground, .intents):
+                return try once(request) { db, now in try appForeground(of: request, db: db, now: now) }
+            case (.acknowledgeRecords(let acknowledgements), .intents):
+                return try once(request) { db, now in
+                    let cleared = try store.acknowledge(db, user: request.user!, acknowledgements)
+                    let body = AcknowledgeReplyBody(user: request.user!, cleared: cleared, kept: acknowledgements.count - cleared)
+                    return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .acknowledgeReply, body: body, now: now))
+                }
             case (.pendingRecords, .intents):
                 let user = request.user!
-                let body = PendingRecordsBody(user: user, records: try store.pendingRecords(user: user))
+                let records = try store.database.read { try store.pendingRecords($0, user: user) }
+                let body = PendingRecordsBody(user: user, records: records)
                 return Outcome(reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: body))
+            case (.pendingUsers, .intents):
+                let body = PendingUsersBody(users: try store.pendingUsers())
+                return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .pendingUsersReply, body: body))
             case (.snapshot(let prefix), .snapshot):
                 let snapshot = try store.snapshot(topicPrefix: prefix)
                 return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .snapshotReply, body: snapshot))
@@ -118,6 +130,20 @@ final class IntentProcessor {
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now),
             event: (Topic.state(app: intent.app, user: user), sequence, try codec.encode(event)))
+    }
+
+    /// Publishes `AppForegrounded` (the seed's sync trigger) and answers with the records that
+    /// are waiting for that sync.
+    private func appForeground(of request: Request, db: Database, now: Date) throws -> Outcome {
+        let user = request.user!
+        let sequence = try store.nextSequence(db)
+        let event = Envelope(
+            type: MessageType.appForegrounded.rawValue, user: user, sentAt: now,
+            body: AppForegroundedBody(sequence: sequence, causedBy: request.id, user: user))
+        let pending = PendingRecordsBody(user: user, records: try store.pendingRecords(db, user: user))
+        return Outcome(
+            reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: pending, now: now),
+            event: (Topic.appForegrounded(user: user), sequence, try codec.encode(event)))
     }
 
     private func setTimeZone(_ identifier: String, of request: Request, db: Database, now: Date) throws -> Outcome {

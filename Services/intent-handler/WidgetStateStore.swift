@@ -115,12 +115,29 @@ final class WidgetStateStore {
         }
     }
 
-    func pendingRecords(user: String) throws -> [PendingRecord] {
+    func pendingRecords(_ db: Database, user: String) throws -> [RevisedRecord] {
+        try Row.fetchAll(
+            db, sql: "SELECT revision, record FROM pending_record WHERE user = ? ORDER BY collection, id", arguments: [user]
+        ).map { RevisedRecord(revision: $0["revision"], record: try codec.decode(PendingRecord.self, from: $0["record"])) }
+    }
+
+    func pendingUsers() throws -> [String] {
         try database.read { db in
-            try Data.fetchAll(
-                db, sql: "SELECT record FROM pending_record WHERE user = ? ORDER BY collection, id", arguments: [user]
-            ).map { try codec.decode(PendingRecord.self, from: $0) }
+            try String.fetchAll(db, sql: "SELECT DISTINCT user FROM pending_record ORDER BY user")
         }
+    }
+
+    /// Clears the acknowledged records whose revision is still the acknowledged one; returns how
+    /// many were cleared. A record changed after the acknowledged revision stays pending.
+    func acknowledge(_ db: Database, user: String, _ acknowledgements: [RecordAcknowledgement]) throws -> Int {
+        var cleared = 0
+        for acknowledgement in acknowledgements {
+            try db.execute(
+                sql: "DELETE FROM pending_record WHERE user = ? AND collection = ? AND id = ? AND revision = ?",
+                arguments: [user, acknowledgement.collection, acknowledgement.id, acknowledgement.revision])
+            cleared += db.changesCount
+        }
+        return cleared
     }
 
     func pruneHandledRequests(olderThan date: Date) throws -> Int {

@@ -113,7 +113,8 @@ struct TimelineResponder {
                 let user = request.user!
                 return try codec.reply(
                     to: request.id, user: user, type: .timelineReply, body: timeline(kind: kind, user: user))
-            case .intent, .setTimeZone, .snapshot, .pendingRecords:
+            case .intent, .setTimeZone, .appForeground, .snapshot, .pendingRecords, .pendingUsers, .acknowledgeRecords,
+                .sync, .syncStatus:
                 return codec.errorReply(
                     to: request.id, user: request.user, code: .unknownType,
                     message: "\(request.type.rawValue) is not served by timeline-service")

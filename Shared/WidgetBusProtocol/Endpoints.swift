@@ -22,7 +22,16 @@ public struct BusEndpoint: Sendable, Hashable {
         variable: "WIDGETBUS_TIMELINE_EVENTS", defaultValue: "tcp://127.0.0.1:5571",
         purpose: "timeline-service timeline publisher")
 
-    public static let all: [BusEndpoint] = [.intents, .stateEvents, .stateSnapshot, .timelines, .timelineEvents]
+    public static let sync = BusEndpoint(
+        variable: "WIDGETBUS_SYNC", defaultValue: "tcp://127.0.0.1:5590",
+        purpose: "sync-agent request endpoint (sync now, sync status)")
+    public static let syncEvents = BusEndpoint(
+        variable: "WIDGETBUS_SYNC_EVENTS", defaultValue: "tcp://127.0.0.1:5591",
+        purpose: "sync-agent publisher of sync results")
+
+    public static let all: [BusEndpoint] = [
+        .intents, .stateEvents, .stateSnapshot, .timelines, .timelineEvents, .sync, .syncEvents,
+    ]
 
     /// The configured endpoint, from `environment` or the default.
     public func resolve(in environment: [String: String]) -> String {

@@ -29,6 +29,25 @@ public struct ProfileChangedBody: Codable, Sendable, Equatable {
     }
 }
 
+/// `AppForegrounded`: the user's app came to the foreground (the seed's sync trigger). It takes
+/// a number in the state sequence like any event there; replicas that do not care skip it.
+public struct AppForegroundedBody: Codable, Sendable, Equatable {
+    public var sequence: UInt64
+    public var causedBy: String
+    public var user: String
+
+    public init(sequence: UInt64, causedBy: String, user: String) {
+        self.sequence = sequence
+        self.causedBy = causedBy
+        self.user = user
+    }
+}
+
+/// The part every sequenced event body shares, for subscribers that only track the sequence.
+public struct SequencedBody: Decodable, Sendable {
+    public var sequence: UInt64
+}
+
 /// `TimelineChanged`: timeline-service built a new timeline for a user's widget kind.
 public struct TimelineChangedBody: Encodable, Sendable, Equatable {
     public var sequence: UInt64

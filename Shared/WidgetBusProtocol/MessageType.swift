@@ -9,6 +9,21 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     /// The user's IANA time zone; every local day and hour of their widgets follows it.
     case setTimeZone = "SetTimeZone"
 
+    /// The user's app came to the foreground: the seed's moment to sync pending records.
+    case appForeground = "AppForeground"
+
+    // Sync (to intent-handler, from sync-agent)
+    /// The records the sync target has confirmed; intent-handler clears exactly those revisions.
+    case acknowledgeRecords = "AcknowledgeRecords"
+    /// The users who have records waiting for sync.
+    case pendingUsersRequest = "PendingUsersRequest"
+
+    // Sync agent (to sync-agent)
+    /// Run a sync pass for the user now and answer with its result.
+    case syncRequest = "SyncRequest"
+    /// The latest sync result of every user (or of one user).
+    case syncStatusRequest = "SyncStatusRequest"
+
     // Queries
     /// To timeline-service: the current timeline of a kind for a user.
     case timelineRequest = "TimelineRequest"
@@ -25,12 +40,18 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case snapshotReply = "SnapshotReply"
     case pendingRecordsReply = "PendingRecordsReply"
     case profileReply = "ProfileReply"
+    case acknowledgeReply = "AcknowledgeReply"
+    case pendingUsersReply = "PendingUsersReply"
+    case syncReply = "SyncReply"
+    case syncStatusReply = "SyncStatusReply"
     case pong = "Pong"
     case error = "Error"
 
     // Events
     case stateChanged = "StateChanged"
     case profileChanged = "ProfileChanged"
+    case appForegrounded = "AppForegrounded"
+    case syncCompleted = "SyncCompleted"
     case timelineChanged = "TimelineChanged"
     case heartbeat = "Heartbeat"
 }

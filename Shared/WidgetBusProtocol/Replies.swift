@@ -103,15 +103,64 @@ public struct SnapshotBody: Codable, Sendable, Equatable {
     }
 }
 
+/// A pending record with the revision (state sequence) of its last change. Encoded flat:
+/// `{"collection", "record", "revision"}`.
+public struct RevisedRecord: Codable, Sendable, Equatable {
+    public var revision: UInt64
+    public var record: PendingRecord
+
+    public init(revision: UInt64, record: PendingRecord) {
+        self.revision = revision
+        self.record = record
+    }
+
+    private enum CodingKeys: String, CodingKey { case revision }
+
+    public init(from decoder: any Decoder) throws {
+        revision = try decoder.container(keyedBy: CodingKeys.self).decode(UInt64.self, forKey: .revision)
+        record = try PendingRecord(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try record.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(revision, forKey: .revision)
+    }
+
+    public var acknowledgement: RecordAcknowledgement {
+        RecordAcknowledgement(collection: record.collection, id: record.id, revision: revision)
+    }
+}
+
 /// `PendingRecordsReply`: a user's records not yet acknowledged by the sync target.
 public struct PendingRecordsBody: Codable, Sendable, Equatable {
     public var user: String
-    public var records: [PendingRecord]
+    public var records: [RevisedRecord]
 
-    public init(user: String, records: [PendingRecord]) {
+    public init(user: String, records: [RevisedRecord]) {
         self.user = user
         self.records = records
     }
+}
+
+/// `AcknowledgeReply`: how many acknowledged records were cleared, and how many stay pending
+/// because they changed after the acknowledged revision (or were already cleared).
+public struct AcknowledgeReplyBody: Codable, Sendable, Equatable {
+    public var user: String
+    public var cleared: Int
+    public var kept: Int
+
+    public init(user: String, cleared: Int, kept: Int) {
+        self.user = user
+        self.cleared = cleared
+        self.kept = kept
+    }
+}
+
+/// `PendingUsersReply`: users with at least one pending record.
+public struct PendingUsersBody: Codable, Sendable, Equatable {
+    public var users: [String]
+    public init(users: [String]) { self.users = users }
 }
 
 /// `TimelineReply` and the body of `TimelineChanged`.

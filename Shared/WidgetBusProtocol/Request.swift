@@ -16,7 +16,12 @@ public enum RequestBody: Sendable, Equatable {
     case setTimeZone(identifier: String)
     case timeline(kind: WidgetKind)
     case snapshot(topicPrefix: String)
+    case appForeground
     case pendingRecords
+    case pendingUsers
+    case acknowledgeRecords([RecordAcknowledgement])
+    case sync
+    case syncStatus
     case ping
 }
 
@@ -36,6 +41,25 @@ public struct SetTimeZoneBody: Codable, Sendable, Equatable {
     /// An IANA identifier such as `Europe/Paris`.
     public var timeZone: String
     public init(timeZone: String) { self.timeZone = timeZone }
+}
+
+/// One confirmed record: `revision` is the one the sync target stored, so a record changed
+/// since then stays pending.
+public struct RecordAcknowledgement: Codable, Sendable, Equatable, Hashable {
+    public var collection: String
+    public var id: String
+    public var revision: UInt64
+
+    public init(collection: String, id: String, revision: UInt64) {
+        self.collection = collection
+        self.id = id
+        self.revision = revision
+    }
+}
+
+public struct AcknowledgeRecordsBody: Codable, Sendable, Equatable {
+    public var records: [RecordAcknowledgement]
+    public init(records: [RecordAcknowledgement]) { self.records = records }
 }
 
 public struct TimelineRequestBody: Codable, Sendable, Equatable {
@@ -81,7 +105,7 @@ extension Request {
 extension MessageType {
     var requiresUser: Bool {
         switch self {
-        case .snapshotRequest, .ping: false
+        case .snapshotRequest, .pendingUsersRequest, .syncStatusRequest, .ping: false
         default: true
         }
     }
@@ -121,12 +145,23 @@ private struct WireRequest: Decodable {
             body = .timeline(kind: try container.decode(TimelineRequestBody.self, forKey: .body).kind)
         case .snapshotRequest:
             body = .snapshot(topicPrefix: try container.decode(SnapshotRequestBody.self, forKey: .body).prefix)
+        case .appForeground:
+            body = .appForeground
         case .pendingRecordsRequest:
             body = .pendingRecords
+        case .pendingUsersRequest:
+            body = .pendingUsers
+        case .acknowledgeRecords:
+            body = .acknowledgeRecords(try container.decode(AcknowledgeRecordsBody.self, forKey: .body).records)
+        case .syncRequest:
+            body = .sync
+        case .syncStatusRequest:
+            body = .syncStatus
         case .ping:
             body = .ping
-        case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .pong, .error,
-            .stateChanged, .profileChanged, .timelineChanged, .heartbeat:
+        case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .acknowledgeReply,
+            .pendingUsersReply, .syncReply, .syncStatusReply, .pong, .error,
+            .stateChanged, .profileChanged, .appForegrounded, .syncCompleted, .timelineChanged, .heartbeat:
             throw ProtocolError(.unknownType, "\(rawType) is not a request")
         }
         request = Request(id: id, type: type, user: user, sentAt: sentAt, body: body)

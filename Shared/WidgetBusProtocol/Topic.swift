@@ -20,6 +20,16 @@ public enum Topic {
         "\(statePrefix)profile.\(user)"
     }
 
+    /// `state.foreground.<user>`: the user's app came to the foreground.
+    public static func appForegrounded(user: String) -> String {
+        "\(statePrefix)foreground.\(user)"
+    }
+
+    /// `sync.<user>`: a sync pass finished, on sync-agent's publisher.
+    public static func syncCompleted(user: String) -> String {
+        "sync.\(user)"
+    }
+
     /// `timeline.<WidgetKind>.<user>`
     public static func timeline(kind: WidgetKind, user: String) -> String {
         "\(timelinePrefix)\(kind.rawValue).\(user)"

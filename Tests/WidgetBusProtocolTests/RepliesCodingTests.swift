@@ -57,13 +57,13 @@ struct RepliesCodingTests {
         let done = StressCheckIn(
             id: "abc-123", tensionLevel: 7, suggestedInterventionId: "diaphragm_breathing",
             interventionCompleted: true, createdAt: Wire.now)
-        let body = PendingRecordsBody(user: "alice", records: [.tensionCheckIn(done)])
+        let body = PendingRecordsBody(user: "alice", records: [RevisedRecord(revision: 4, record: .tensionCheckIn(done))])
         let data = try codec.encode(body)
         #expect(try codec.decode(PendingRecordsBody.self, from: data) == body)
         #expect(text(data) == """
             {"records":[{"collection":"stress_check_ins","record":{"createdAt":"2026-11-22T09:30:00.000Z",\
             "id":"abc-123","interventionCompleted":true,"suggestedInterventionId":"diaphragm_breathing",\
-            "tensionLevel":7}}],"user":"alice"}
+            "tensionLevel":7},"revision":4}],"user":"alice"}
             """)
     }
 

@@ -41,15 +41,18 @@ public final class StateReplica {
         }
     }
 
-    /// An event of the owner's sequence: state and profile changes share it.
+    /// An event of the owner's sequence: state and profile changes share it with events the
+    /// replica does not hold (such as `AppForegrounded`), which only advance the sequence.
     enum Event: Sendable {
         case state(StateChangedBody)
         case profile(ProfileChangedBody)
+        case other(sequence: UInt64)
 
         var sequence: UInt64 {
             switch self {
             case .state(let body): body.sequence
             case .profile(let body): body.sequence
+            case .other(let sequence): sequence
             }
         }
     }
@@ -168,7 +171,7 @@ public final class StateReplica {
         case MessageType.profileChanged.rawValue:
             (try? codec.decode(Envelope<ProfileChangedBody>.self, from: payload)).map { .profile($0.body) }
         default:
-            nil
+            (try? codec.decode(Envelope<SequencedBody>.self, from: payload)).map { .other(sequence: $0.body.sequence) }
         }
     }
 
@@ -180,6 +183,8 @@ public final class StateReplica {
         case .profile(let body):
             profiles[body.profile.user] = body.profile
             changes.append(.profile(body.profile, causedBy: body.causedBy))
+        case .other:
+            break
         }
         sequence = event.sequence
     }

@@ -123,7 +123,7 @@ final class BusFixture {
     func pendingRecords(user: String) throws -> [PendingRecord] {
         let result = try widgetctl("pending", "--user", user)
         guard result.status == 0 else { throw FixtureError.commandFailed(result) }
-        return try codec.decode(PendingRecordsBody.self, from: result.stdoutData).records
+        return try codec.decode(PendingRecordsBody.self, from: result.stdoutData).records.map(\.record)
     }
 
     /// The timeline `widgetctl timeline` prints, once timeline-service reflects `atLeastVersion`.
