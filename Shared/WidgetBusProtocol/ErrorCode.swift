@@ -1,3 +1,5 @@
+import WidgetDomain
+
 /// A stable machine-readable error code. The full list, with meanings, is in docs/PROTOCOL.md.
 public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
     public let rawValue: String
@@ -38,11 +40,37 @@ public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomSt
     /// `SetTimeZone` with an identifier that is not an IANA time zone.
     public static let invalidTimeZone = ErrorCode(rawValue: "invalid_time_zone")
 
-    /// Every code the services can send; docs/PROTOCOL.md documents each (a test checks it).
-    public static let all: [ErrorCode] = [
+    /// The codes the protocol layer and the services send, before or around any widget rule.
+    public static let protocolCodes: [ErrorCode] = [
         .payloadTooLarge, .badFrames, .badJSON, .unsupportedVersion, .unknownType, .missingField,
-        .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .invalidTimeZone, .invalidLevel, .unknownCheckIn,
+        .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .invalidTimeZone,
     ]
+
+    /// The codes of each app's widget rules (the domain's `RuleViolation`s), meanings in
+    /// docs/WIDGETS.md. A test checks this list against every code the domain can raise.
+    public static let widgetRuleCodes: [WidgetApp: [ErrorCode]] = [
+        .tensionCheck: [.invalidLevel, .unknownCheckIn],
+        .diet: codes(
+            "invalid_nutrition", "invalid_nutrition_goal", "invalid_food_id", "invalid_food_name", "invalid_food_unit",
+            "invalid_food_quantity", "invalid_food_nutrition", "duplicate_food_id", "too_many_foods",
+            "invalid_tracking_mode", "unknown_widget_kind", "not_synced", "unknown_food", "daily_total_exceeded"),
+        .tenX: codes(
+            "empty_goal_title", "invalid_goal_title", "goal_title_too_long", "too_many_active_goals",
+            "goal_storage_full", "last_active_goal", "unknown_goal", "goal_not_active", "wrong_focus_count",
+            "day_already_set", "day_closed", "empty_focus_title", "invalid_focus_title", "focus_title_too_long",
+            "missing_goal_link", "invalid_carried_from", "focus_not_today", "unknown_focus"),
+        .stressMonitor: codes("invalid_stress_level", "invalid_hrv", "measurement_in_future", "measurement_too_old"),
+        .jitter: codes(
+            "invalid_score", "invalid_caffeine_level", "invalid_drink_time", "invalid_drink_name",
+            "unknown_drink_session", "drink_session_expired"),
+    ]
+
+    /// Every code the services can send; docs/PROTOCOL.md documents each (a test checks it).
+    public static let all: [ErrorCode] = protocolCodes + WidgetApp.allCases.flatMap { widgetRuleCodes[$0] ?? [] }
+
+    private static func codes(_ rawValues: String...) -> [ErrorCode] {
+        rawValues.map(ErrorCode.init(rawValue:))
+    }
 }
 
 /// A request the protocol layer refused before any widget rule ran.

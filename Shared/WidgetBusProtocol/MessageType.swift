@@ -1,9 +1,35 @@
-/// The message catalog: every `type` the bus carries.
+/// The message catalog: every `type` the bus carries. Widget messages map onto the domain's
+/// intents in `Catalog/` (one file per app).
 public enum MessageType: String, CaseIterable, Codable, Sendable {
     // Tension Check intents (to intent-handler)
     case recordTension = "RecordTensionIntent"
     case markInterventionDone = "MarkInterventionDoneIntent"
     case resetWidget = "ResetWidgetIntent"
+
+    // Diet (to intent-handler)
+    case quickLogFood = "QuickLogFoodIntent"
+    case configureDietWidget = "ConfigureDietWidgetIntent"
+    case updateNutrition = "UpdateNutrition"
+    case updateGoals = "UpdateGoals"
+    case updateRecentFoods = "UpdateRecentFoods"
+    case setTrackingMode = "SetTrackingMode"
+
+    // TenX (to intent-handler)
+    case createGoal = "CreateGoal"
+    case archiveGoal = "ArchiveGoal"
+    case unarchiveGoal = "UnarchiveGoal"
+    case completeOnboarding = "CompleteOnboarding"
+    case createDayEntry = "CreateDayEntry"
+    case toggleFocus = "ToggleFocus"
+
+    // Stress Monitor (to intent-handler)
+    case recordStressMeasurement = "RecordStressMeasurement"
+    case updateWidget = "UpdateWidgetIntent"
+
+    // Jitter (to intent-handler)
+    case startDrink = "StartDrinkIntent"
+    case completeDrink = "CompleteDrinkIntent"
+    case updateJitterScores = "UpdateJitterScores"
 
     // User settings (to intent-handler)
     /// The user's IANA time zone; every local day and hour of their widgets follows it.

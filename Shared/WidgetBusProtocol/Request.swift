@@ -27,16 +27,6 @@ public enum RequestBody: Sendable, Equatable {
 
 // MARK: - Request bodies on the wire
 
-public struct RecordTensionBody: Codable, Sendable, Equatable {
-    public var level: Int
-    public init(level: Int) { self.level = level }
-}
-
-public struct MarkInterventionDoneBody: Codable, Sendable, Equatable {
-    public var checkInId: String
-    public init(checkInId: String) { self.checkInId = checkInId }
-}
-
 public struct SetTimeZoneBody: Codable, Sendable, Equatable {
     /// An IANA identifier such as `Europe/Paris`.
     public var timeZone: String
@@ -131,14 +121,11 @@ private struct WireRequest: Decodable {
         let user = try container.decodeIfPresent(String.self, forKey: .user)
         let sentAt = try container.decode(Date.self, forKey: .sentAt)
         let body: RequestBody
+        if let intent = try WidgetIntent(type: type, body: container.superDecoder(forKey: .body)) {
+            request = Request(id: id, type: type, user: user, sentAt: sentAt, body: .intent(intent))
+            return
+        }
         switch type {
-        case .recordTension:
-            body = .intent(.tensionCheck(.recordTension(level: try container.decode(RecordTensionBody.self, forKey: .body).level)))
-        case .markInterventionDone:
-            let checkInId = try container.decode(MarkInterventionDoneBody.self, forKey: .body).checkInId
-            body = .intent(.tensionCheck(.markInterventionDone(checkInId: checkInId)))
-        case .resetWidget:
-            body = .intent(.tensionCheck(.resetWidget))
         case .setTimeZone:
             body = .setTimeZone(identifier: try container.decode(SetTimeZoneBody.self, forKey: .body).timeZone)
         case .timelineRequest:
@@ -159,6 +146,11 @@ private struct WireRequest: Decodable {
             body = .syncStatus
         case .ping:
             body = .ping
+        case .recordTension, .markInterventionDone, .resetWidget, .quickLogFood, .configureDietWidget, .updateNutrition,
+            .updateGoals, .updateRecentFoods, .setTrackingMode, .createGoal, .archiveGoal, .unarchiveGoal,
+            .completeOnboarding, .createDayEntry, .toggleFocus, .recordStressMeasurement, .updateWidget, .startDrink,
+            .completeDrink, .updateJitterScores:
+            preconditionFailure("\(rawType) is a widget message with no decoder in the catalog")
         case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .acknowledgeReply,
             .pendingUsersReply, .syncReply, .syncStatusReply, .pong, .error,
             .stateChanged, .profileChanged, .appForegrounded, .syncCompleted, .timelineChanged, .heartbeat:

@@ -3,10 +3,18 @@ import Foundation
 /// One user's state of one app: the sum of the five apps' states.
 public enum WidgetState: Sendable, Equatable {
     case tensionCheck(TensionCheckState)
+    case diet(DietState)
+    case tenX(TenXState)
+    case stressMonitor(StressMonitorState)
+    case jitter(JitterState)
 
     public var app: WidgetApp {
         switch self {
         case .tensionCheck: .tensionCheck
+        case .diet: .diet
+        case .tenX: .tenX
+        case .stressMonitor: .stressMonitor
+        case .jitter: .jitter
         }
     }
 
@@ -14,6 +22,10 @@ public enum WidgetState: Sendable, Equatable {
     public static func initial(for app: WidgetApp) -> WidgetState {
         switch app {
         case .tensionCheck: .tensionCheck(.initial)
+        case .diet: .diet(.initial)
+        case .tenX: .tenX(.initial)
+        case .stressMonitor: .stressMonitor(.initial)
+        case .jitter: .jitter(.initial)
         }
     }
 
@@ -23,20 +35,42 @@ public enum WidgetState: Sendable, Equatable {
     {
         switch app {
         case .tensionCheck: self = .tensionCheck(try container.decode(TensionCheckState.self, forKey: key))
+        case .diet: self = .diet(try container.decode(DietState.self, forKey: key))
+        case .tenX: self = .tenX(try container.decode(TenXState.self, forKey: key))
+        case .stressMonitor: self = .stressMonitor(try container.decode(StressMonitorState.self, forKey: key))
+        case .jitter: self = .jitter(try container.decode(JitterState.self, forKey: key))
         }
     }
 
     public func encode<Key: CodingKey>(to container: inout KeyedEncodingContainer<Key>, forKey key: Key) throws {
         switch self {
         case .tensionCheck(let state): try container.encode(state, forKey: key)
+        case .diet(let state): try container.encode(state, forKey: key)
+        case .tenX(let state): try container.encode(state, forKey: key)
+        case .stressMonitor(let state): try container.encode(state, forKey: key)
+        case .jitter(let state): try container.encode(state, forKey: key)
         }
     }
 
     /// The timeline `kind` shows for this state at `now`, in the user's `timeZone`.
+    ///
+    /// - Precondition: `kind.app == app`.
     public func timeline(for kind: WidgetKind, now: Date, timeZone: TimeZone) -> WidgetTimeline {
-        switch (self, kind) {
-        case (.tensionCheck(let state), .tensionCheck):
-            .tensionCheck(TensionCheckTimelinePolicy.timeline(for: state, now: now))
+        precondition(kind.app == app, "\(kind.rawValue) does not render \(app.rawValue) state")
+        let calendar = LocalCalendar(timeZone: timeZone)
+        switch self {
+        case .tensionCheck(let state):
+            return .tensionCheck(TensionCheckTimelinePolicy.timeline(for: state, now: now))
+        case .diet(let state):
+            let dietKind = DietWidgetKind(rawValue: kind.rawValue)!
+            return .diet(DietTimelinePolicy.timeline(for: state, kind: dietKind, now: now, calendar: calendar))
+        case .tenX(let state):
+            let tenXKind: TenXWidgetKind = kind == .tenXLock ? .lock : .home
+            return .tenX(TenXTimelinePolicy.timeline(for: state, kind: tenXKind, now: now, calendar: calendar))
+        case .stressMonitor(let state):
+            return .stressMonitor(StressMonitorTimelinePolicy.timeline(for: state, now: now))
+        case .jitter(let state):
+            return .jitter(JitterTimelinePolicy.timeline(for: state, now: now))
         }
     }
 }

@@ -9,6 +9,8 @@ final class BusFixture {
     enum Service: String, CaseIterable {
         case intentHandler = "intent-handler"
         case timelineService = "timeline-service"
+        case snapshotWriter = "snapshot-writer"
+        case syncAgent = "sync-agent"
     }
 
     /// Where `swift build` put the executables: next to the test binary.
@@ -40,6 +42,7 @@ final class BusFixture {
         }
         environment["WIDGETBUS_DATA_DIR"] = root.appendingPathComponent("data").path
         environment["WIDGETBUS_LOG_LEVEL"] = "debug"
+        environment["WIDGETBUS_SNAPSHOT_DIR"] = root.appendingPathComponent("snapshots").path
         self.environment = environment
     }
 
@@ -54,13 +57,18 @@ final class BusFixture {
 
     // MARK: - Services
 
-    /// Starts `service` and waits until it answers a ping.
+    /// Starts `service` and waits until it answers a ping. `extraEnvironment` is added to the
+    /// fixture's environment for this process only.
     @discardableResult
-    func start(_ service: Service) throws -> ServiceProcess {
+    func start(_ service: Service, extraEnvironment: [String: String] = [:]) throws -> ServiceProcess {
         let process = try ServiceProcess(
             name: service.rawValue, executable: Self.productsDirectory.appendingPathComponent(service.rawValue),
-            environment: environment, logDirectory: root)
+            environment: environment.merging(extraEnvironment) { $1 }, logDirectory: root)
         running[service] = process
+        if service == .snapshotWriter {  // it has no request socket to ping
+            try waitUntil("snapshot-writer is ready", timeout: 15) { process.log.contains("snapshot-writer ready") }
+            return process
+        }
         try waitUntil("\(service.rawValue) answers ping", timeout: 15) {
             try widgetctl("ping", service.rawValue, "--timeout", "300", "--attempts", "1").status == 0
         }
@@ -113,9 +121,33 @@ final class BusFixture {
         return try widgetctl(arguments)
     }
 
+    /// `widgetctl send`, expecting success; returns the whole reply body (state and `openURL`).
+    func sendForReply(_ type: MessageType, user: String, body: String = "{}") throws -> StateReplyBody {
+        let result = try sendRaw(type.rawValue, user: user, body: body)
+        guard result.status == 0 else {
+            Issue.record("send \(type.rawValue) failed (\(result.status)): \(result.stdout) \(result.stderr)")
+            throw FixtureError.commandFailed(result)
+        }
+        return try codec.decode(Envelope<StateReplyBody>.self, from: result.stdoutData).body
+    }
+
+    /// The state intent-handler holds for `user` and `app`, read through its snapshot endpoint.
+    func storedState(_ app: WidgetApp, user: String) throws -> StateRecord? {
+        let client = try RawClient(endpoint: endpoint(.stateSnapshot))
+        let request = RawClient.envelope(
+            type: "SnapshotRequest", user: nil, body: #"{"prefix":"\#(Topic.state(app: app, user: user))"}"#)
+        guard let reply = try client.exchange([Data(request.utf8)]) else { throw FixtureError.timedOut("snapshot") }
+        return try codec.decode(Envelope<SnapshotBody>.self, from: reply[0]).body.states
+            .first { $0.user == user && $0.app == app }
+    }
+
     /// The error a `widgetctl send` answered with (exit status 1).
     func sendExpectingError(_ type: MessageType, user: String, body: String = "{}") throws -> ErrorBody {
-        let result = try sendRaw(type.rawValue, user: user, body: body)
+        try sendExpectingError(type.rawValue, user: user, body: body)
+    }
+
+    func sendExpectingError(_ type: String, user: String, body: String = "{}") throws -> ErrorBody {
+        let result = try sendRaw(type, user: user, body: body)
         #expect(result.status == 1, "expected an error reply, got \(result.stdout)")
         return try codec.decode(Envelope<ErrorBody>.self, from: result.stdoutData).body
     }
@@ -144,6 +176,32 @@ final class BusFixture {
         try timeline(.tensionCheck, user: user, as: TensionCheckPhase.self, atLeastVersion: version)
     }
 
+    // MARK: - Snapshot files
+
+    var snapshotRoot: URL { URL(fileURLWithPath: environment["WIDGETBUS_SNAPSHOT_DIR"]!) }
+
+    func snapshotURL(_ kind: WidgetKind, user: String) -> URL {
+        snapshotRoot.appendingPathComponent(user).appendingPathComponent("\(kind.rawValue).json")
+    }
+
+    /// The snapshot file of `user`'s `kind`, decoded; nil while there is none.
+    func snapshot<Content: Codable & Sendable & Equatable>(
+        _ kind: WidgetKind, user: String, as content: Content.Type
+    ) throws -> DecodedSnapshot<Content>? {
+        guard let data = FileManager.default.contents(atPath: snapshotURL(kind, user: user).path) else { return nil }
+        return try codec.decode(DecodedSnapshot<Content>.self, from: data)
+    }
+
+    /// The snapshot file once it reflects exactly state `version`.
+    func tensionSnapshot(user: String, version: UInt64) throws -> DecodedSnapshot<TensionCheckPhase> {
+        var latest: DecodedSnapshot<TensionCheckPhase>?
+        try waitUntil("snapshot of \(user) reaches version \(version)", timeout: 10) {
+            latest = try snapshot(.tensionCheck, user: user, as: TensionCheckPhase.self)
+            return latest?.stateVersion == version
+        }
+        return latest!
+    }
+
     // MARK: - Waiting
 
     func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
@@ -160,4 +218,20 @@ final class BusFixture {
 enum FixtureError: Error {
     case commandFailed(CommandResult)
     case timedOut(String)
+}
+
+/// A snapshot file as a widget reads it (docs/SNAPSHOTS.md), with entries of a known content type.
+struct DecodedSnapshot<Content: Codable & Sendable & Equatable>: Decodable, Equatable {
+    struct Timeline: Decodable, Equatable {
+        var entries: [TimelineEntry<Content>]
+        var policy: ReloadPolicy
+    }
+
+    var schemaVersion: Int
+    var kind: WidgetKind
+    var user: String
+    var stateVersion: UInt64
+    var timeZone: String
+    var generatedAt: Date
+    var timeline: Timeline
 }

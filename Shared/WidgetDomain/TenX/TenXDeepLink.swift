@@ -1,0 +1,8 @@
+/// The app's `tenx://` routes (the seed's URL scheme hosts).
+public enum TenXDeepLink: String, Codable, Sendable, CaseIterable {
+    case home = "tenx://home"
+    case setup = "tenx://setup"
+    case goals = "tenx://goals"
+    /// Exists in the app; no widget state links to it.
+    case settings = "tenx://settings"
+}
