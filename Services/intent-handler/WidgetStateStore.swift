@@ -7,7 +7,8 @@ import WidgetDomain
 /// intent-handler's durable store, the single source of widget state: per-user app states and
 /// profiles, the
 /// records pending sync, the replies to handled requests (for idempotent retries) and the event
-/// sequence. Every change happens in one transaction with the reply it produces.
+/// sequence. Every change happens in one transaction with the reply it produces. Statements on
+/// the per-intent path come from GRDB's statement cache, so each is compiled once.
 final class WidgetStateStore {
     /// How long a handled request's reply is kept for retries.
     static let replyRetention: TimeInterval = 24 * 60 * 60
@@ -49,39 +50,37 @@ final class WidgetStateStore {
     // MARK: - Reads and writes inside a transaction
 
     func lastSequence(_ db: Database) throws -> UInt64 {
-        try UInt64.fetchOne(db, sql: "SELECT value FROM bus_sequence WHERE name = 'state'") ?? 0
+        try UInt64.fetchOne(db.cachedStatement(sql: "SELECT value FROM bus_sequence WHERE name = 'state'")) ?? 0
     }
 
     func nextSequence(_ db: Database) throws -> UInt64 {
-        try db.execute(sql: "UPDATE bus_sequence SET value = value + 1 WHERE name = 'state'")
+        try db.cachedStatement(sql: "UPDATE bus_sequence SET value = value + 1 WHERE name = 'state'").execute()
         return try lastSequence(db)
     }
 
     func handledRequest(_ db: Database, id: String) throws -> (user: String?, type: String, reply: Data)? {
-        try Row.fetchOne(db, sql: "SELECT user, type, reply FROM handled_request WHERE id = ?", arguments: [id])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT user, type, reply FROM handled_request WHERE id = ?"), arguments: [id])
             .map { ($0["user"], $0["type"], $0["reply"]) }
     }
 
     func saveHandledRequest(_ db: Database, id: String, user: String?, type: String, reply: Data, at date: Date) throws {
-        try db.execute(
-            sql: "INSERT INTO handled_request (id, user, type, reply, handled_at) VALUES (?, ?, ?, ?, ?)",
-            arguments: [id, user, type, reply, date.timeIntervalSince1970])
+        try db.cachedStatement(sql: "INSERT INTO handled_request (id, user, type, reply, handled_at) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [id, user, type, reply, date.timeIntervalSince1970])
     }
 
     func state(_ db: Database, user: String, app: WidgetApp) throws -> StateRecord? {
         try Data.fetchOne(
-            db, sql: "SELECT record FROM widget_state WHERE user = ? AND app = ?", arguments: [user, app.rawValue]
+            db.cachedStatement(sql: "SELECT record FROM widget_state WHERE user = ? AND app = ?"), arguments: [user, app.rawValue]
         ).map { try codec.decode(StateRecord.self, from: $0) }
     }
 
     func saveState(_ db: Database, _ record: StateRecord) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO widget_state (user, app, version, record) VALUES (?, ?, ?, ?)",
-            arguments: [record.user, record.app.rawValue, record.version, try codec.encode(record)])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO widget_state (user, app, version, record) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [record.user, record.app.rawValue, record.version, try codec.encode(record)])
     }
 
     func profile(_ db: Database, user: String) throws -> UserProfile? {
-        try Row.fetchOne(db, sql: "SELECT time_zone, version FROM user_profile WHERE user = ?", arguments: [user])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT time_zone, version FROM user_profile WHERE user = ?"), arguments: [user])
             .map { UserProfile(user: user, timeZone: $0["time_zone"], version: $0["version"]) }
     }
 
@@ -94,9 +93,9 @@ final class WidgetStateStore {
     /// Inserts or replaces a pending record; `revision` tells a later sync acknowledgement
     /// whether it acknowledged this version of the record or an older one.
     func savePendingRecord(_ db: Database, user: String, record: PendingRecord, revision: UInt64) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO pending_record (user, collection, id, revision, record) VALUES (?, ?, ?, ?, ?)",
-            arguments: [user, record.collection, record.id, revision, try codec.encode(record)])
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO pending_record (user, collection, id, revision, record) VALUES (?, ?, ?, ?, ?)"
+        ).execute(arguments: [user, record.collection, record.id, revision, try codec.encode(record)])
     }
 
     // MARK: - Whole operations
