@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .executable(name: "intent-handler", targets: ["intent-handler"]),
         .executable(name: "timeline-service", targets: ["timeline-service"]),
+        .executable(name: "snapshot-writer", targets: ["snapshot-writer"]),
+        .executable(name: "sync-agent", targets: ["sync-agent"]),
+        .executable(name: "metrics-ingest", targets: ["metrics-ingest"]),
         .executable(name: "widgetctl", targets: ["widgetctl"]),
     ],
     dependencies: [
@@ -15,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev, found through pkg-config.
@@ -56,6 +60,33 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Services/timeline-service"
+        ),
+        .executableTarget(
+            name: "snapshot-writer",
+            dependencies: [
+                "ServiceSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Services/snapshot-writer"
+        ),
+        .executableTarget(
+            name: "sync-agent",
+            dependencies: [
+                "ServiceSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Services/sync-agent"
+        ),
+        .executableTarget(
+            name: "metrics-ingest",
+            dependencies: [
+                "ServiceSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Services/metrics-ingest"
         ),
         .executableTarget(
             name: "widgetctl",

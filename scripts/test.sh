@@ -5,6 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure-packages.sh
 ensure_build_packages
+# The sync-agent tests start a real PostgreSQL server (Debian's postgresql).
+ensure_packages postgresql
+# The deployment: docker-compose.yml against the Compose Specification (no Docker engine needed).
+# PyYAML also serves DeploymentConfigurationTests, which reads the compose file through it.
+python3 -c 'import yaml, jsonschema' 2>/dev/null || python3 -m pip install --quiet pyyaml jsonschema
+../shared/tools/check-compose deploy/docker-compose.yml
 
 swift build --build-tests
 # The documented Python client, run against real services (installs pyzmq if missing).

@@ -6,19 +6,24 @@ import WidgetBusProtocol
 import WidgetDomain
 import ZeroMQ
 
-/// Derives timelines from intent-handler's state: keeps a replica of the state (re-synced from
-/// snapshots at start and on any gap), answers timeline requests, and publishes a new timeline
-/// for every widget kind whose state changed.
+/// Derives timelines from intent-handler's state and metrics-ingest's aggregates: keeps a replica
+/// of each (re-synced from snapshots at start and on any gap), answers timeline requests, and
+/// publishes a new timeline for every widget whose state or metrics changed — a measurement
+/// reaches the Stress Monitor widget at once (the seed's "immediate update after measurement").
 struct TimelineService: Service {
     struct Configuration: Sendable {
         var stateEventsEndpoint: String
         var snapshotEndpoint: String
+        var metricsEventsEndpoint: String
+        var metricsSnapshotEndpoint: String
         var timelinesEndpoint: String
         var timelineEventsEndpoint: String
 
         init(environment: [String: String]) {
             stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
+            metricsEventsEndpoint = BusEndpoint.metricsEvents.resolve(in: environment)
+            metricsSnapshotEndpoint = BusEndpoint.metricsSnapshot.resolve(in: environment)
             timelinesEndpoint = BusEndpoint.timelines.resolve(in: environment)
             timelineEventsEndpoint = BusEndpoint.timelineEvents.resolve(in: environment)
         }
@@ -48,26 +53,28 @@ struct TimelineService: Service {
         let publisher = try EventPublisher(
             name: "timeline-service", context: context, bindTo: configuration.timelineEventsEndpoint, lastSequence: 0, codec: codec)
         defer { publisher.close() }
-        let replica = try StateReplica(
-            context: context, eventsEndpoint: configuration.stateEventsEndpoint,
-            snapshotEndpoint: configuration.snapshotEndpoint, codec: codec, logger: logger)
-        defer { replica.close() }
-        let builder = TimelineResponder(replica: replica, codec: codec)
+        let replicas = try WidgetReplicas(
+            context: context, stateEventsEndpoint: configuration.stateEventsEndpoint,
+            stateSnapshotEndpoint: configuration.snapshotEndpoint, metricsEventsEndpoint: configuration.metricsEventsEndpoint,
+            metricsSnapshotEndpoint: configuration.metricsSnapshotEndpoint, codec: codec, logger: logger)
+        defer { replicas.close() }
+        let builder = TimelineResponder(replicas: replicas, codec: codec)
 
         logger.info(
             "timeline-service ready",
             metadata: [
                 "timelines": "\(configuration.timelinesEndpoint)", "events": "\(configuration.timelineEventsEndpoint)",
                 "stateEvents": "\(configuration.stateEventsEndpoint)", "snapshot": "\(configuration.snapshotEndpoint)",
+                "metricsEvents": "\(configuration.metricsEventsEndpoint)", "metricsSnapshot": "\(configuration.metricsSnapshotEndpoint)",
             ])
 
         while !stop.isRequested {
             let untilHeartbeat = try publisher.heartbeatIfDue()
             let ready = try ZMQPoller.poll(
-                [(requests, .readable)] + replica.pollItems,
+                [(requests, .readable)] + replicas.pollItems,
                 timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds))
-            let changes = try replica.handle(ready: ready[1...])
-            for event in try builder.timelineEvents(for: changes, firstSequence: publisher.lastSequence + 1) {
+            let changed = try replicas.handle(ready: ready[1...])
+            for event in try builder.timelineEvents(for: changed, firstSequence: publisher.lastSequence + 1) {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
             }
             if ready[0].contains(.readable) {
@@ -82,10 +89,10 @@ struct TimelineService: Service {
     }
 }
 
-/// Builds timeline replies and events from the replica. Separate from the loop so the loop
+/// Builds timeline replies and events from the replicas. Separate from the loop so the loop
 /// only moves frames.
 struct TimelineResponder {
-    let replica: StateReplica
+    let replicas: WidgetReplicas
     let codec: WireCodec
 
     func reply(to message: RoutedMessage) -> Data {
@@ -105,14 +112,15 @@ struct TimelineResponder {
             case .ping:
                 return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
             case .timeline(let kind):
-                guard replica.snapshotCount > 0 else {
+                // Metrics are a supplement: before metrics-ingest's first snapshot, timelines show none.
+                guard replicas.state.snapshotCount > 0 else {
                     return codec.errorReply(
                         to: request.id, user: request.user, code: .unavailable,
                         message: "timeline-service has not synced with intent-handler yet; retry shortly")
                 }
                 let user = request.user!
                 return try codec.reply(
-                    to: request.id, user: user, type: .timelineReply, body: timeline(kind: kind, user: user))
+                    to: request.id, user: user, type: .timelineReply, body: replicas.timeline(kind: kind, user: user))
             case .intent, .setTimeZone, .appForeground, .snapshot, .pendingRecords, .pendingUsers, .acknowledgeRecords,
                 .sync, .syncStatus:
                 return codec.errorReply(
@@ -124,49 +132,19 @@ struct TimelineResponder {
         }
     }
 
-    /// The timeline of `kind` for `user` as of now, in the user's zone; a user with no state gets
-    /// the initial state's.
-    func timeline(kind: WidgetKind, user: String, now: Date = Date()) -> TimelineBody {
-        let record = replica.record(user: user, app: kind.app)
-        let state = record?.state ?? .initial(for: kind.app)
-        return TimelineBody(
-            kind: kind, user: user, stateVersion: record?.version ?? 0,
-            timeline: state.timeline(for: kind, now: now, timeZone: replica.timeZone(user: user)))
-    }
-
-    /// One `TimelineChanged` per kind of each changed state; a profile change touches every state
-    /// of its user. A burst of changes to the same state is coalesced into its latest version, as
-    /// a widget needs only the newest timeline.
-    func timelineEvents(for changes: [StateReplica.Change], firstSequence: UInt64, now: Date = Date()) throws
-        -> [(topic: String, sequence: UInt64, payload: Data)]
-    {
-        var causes: [StateReplica.Key: String?] = [:]
-        var order: [StateReplica.Key] = []
-        func touch(_ key: StateReplica.Key, _ cause: String?) {
-            if causes.updateValue(cause, forKey: key) == nil { order.append(key) }
+    /// One `TimelineChanged` per widget whose state or metrics changed; a burst of changes to the
+    /// same widget is coalesced into its latest version, as a widget needs only the newest timeline.
+    func timelineEvents(
+        for changed: [(widget: WidgetReplicas.Widget, causedBy: String?)], firstSequence: UInt64, now: Date = Date()
+    ) throws -> [(topic: String, sequence: UInt64, payload: Data)] {
+        try changed.enumerated().map { offset, affected in
+            let (widget, sequence) = (affected.widget, firstSequence + UInt64(offset))
+            let envelope = Envelope(
+                type: MessageType.timelineChanged.rawValue, user: widget.user, sentAt: now,
+                body: TimelineChangedBody(
+                    sequence: sequence, causedBy: affected.causedBy,
+                    timeline: replicas.timeline(kind: widget.kind, user: widget.user, now: now)))
+            return (Topic.timeline(kind: widget.kind, user: widget.user), sequence, try codec.encode(envelope))
         }
-        for change in changes {
-            switch change {
-            case .state(let record, let causedBy):
-                touch(StateReplica.Key(user: record.user, app: record.app), causedBy)
-            case .profile(let profile, let causedBy):
-                for record in replica.records(user: profile.user) {
-                    touch(StateReplica.Key(user: record.user, app: record.app), causedBy)
-                }
-            }
-        }
-        var sequence = firstSequence
-        var events: [(topic: String, sequence: UInt64, payload: Data)] = []
-        for key in order {
-            for kind in WidgetKind.allCases where kind.app == key.app {
-                let envelope = Envelope(
-                    type: MessageType.timelineChanged.rawValue, user: key.user, sentAt: now,
-                    body: TimelineChangedBody(
-                        sequence: sequence, causedBy: causes[key] ?? nil, timeline: timeline(kind: kind, user: key.user, now: now)))
-                events.append((Topic.timeline(kind: kind, user: key.user), sequence, try codec.encode(envelope)))
-                sequence += 1
-            }
-        }
-        return events
     }
 }

@@ -10,7 +10,8 @@ struct TimelineServiceCommand: AsyncParsableCommand {
         commandName: "timeline-service",
         abstract: "Answers widget timeline requests and publishes every new timeline.",
         discussion: EnvironmentSetting.helpText([
-            BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.timelines.setting,
+            BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.metricsEvents.setting,
+            BusEndpoint.metricsSnapshot.setting, BusEndpoint.timelines.setting,
             BusEndpoint.timelineEvents.setting, .logLevel,
         ])
     )

@@ -12,11 +12,15 @@ struct PingCommand: ParsableCommand {
     enum ServiceName: String, ExpressibleByArgument, CaseIterable {
         case intentHandler = "intent-handler"
         case timelineService = "timeline-service"
+        case syncAgent = "sync-agent"
+        case metricsIngest = "metrics-ingest"
 
         var endpoint: BusEndpoint {
             switch self {
             case .intentHandler: .intents
             case .timelineService: .timelines
+            case .syncAgent: .sync
+            case .metricsIngest: .metricsSnapshot
             }
         }
     }

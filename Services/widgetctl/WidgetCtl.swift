@@ -13,7 +13,7 @@ struct WidgetCtl: ParsableCommand {
 
             Exit status: 0 on success, 1 when the service answered with an error, 2 when no service answered.
             """,
-        subcommands: [SendCommand.self, TimelineCommand.self, PendingCommand.self, WatchCommand.self, PingCommand.self, BenchCommand.self]
+        subcommands: [SendCommand.self, TimelineCommand.self, SnapshotCommand.self, PendingCommand.self, WatchCommand.self, PingCommand.self, SyncCommand.self, SyncStatusCommand.self, BenchCommand.self, BenchSyncCommand.self, BenchSnapshotsCommand.self, LoadTestCommand.self, IngestCommand.self, MetricsStatusCommand.self, BenchMetricsCommand.self]
     )
 }
 

@@ -29,8 +29,19 @@ public struct BusEndpoint: Sendable, Hashable {
         variable: "WIDGETBUS_SYNC_EVENTS", defaultValue: "tcp://127.0.0.1:5591",
         purpose: "sync-agent publisher of sync results")
 
+    public static let metrics = BusEndpoint(
+        variable: "WIDGETBUS_METRICS", defaultValue: "tcp://127.0.0.1:5580",
+        purpose: "metrics-ingest PULL endpoint for samples (PUSH MetricSample / MetricBatch)")
+    public static let metricsEvents = BusEndpoint(
+        variable: "WIDGETBUS_METRICS_EVENTS", defaultValue: "tcp://127.0.0.1:5581",
+        purpose: "metrics-ingest publisher of metrics-changed events")
+    public static let metricsSnapshot = BusEndpoint(
+        variable: "WIDGETBUS_METRICS_SNAPSHOT", defaultValue: "tcp://127.0.0.1:5582",
+        purpose: "metrics-ingest snapshot and status endpoint")
+
     public static let all: [BusEndpoint] = [
         .intents, .stateEvents, .stateSnapshot, .timelines, .timelineEvents, .sync, .syncEvents,
+        .metrics, .metricsEvents, .metricsSnapshot,
     ]
 
     /// The configured endpoint, from `environment` or the default.

@@ -50,6 +50,14 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     /// The latest sync result of every user (or of one user).
     case syncStatusRequest = "SyncStatusRequest"
 
+    // Metrics (to metrics-ingest)
+    /// PUSH to `WIDGETBUS_METRICS`: one sample; no reply.
+    case metricSample = "MetricSample"
+    /// PUSH to `WIDGETBUS_METRICS`: up to 1,000 samples, each accepted or rejected on its own; no reply.
+    case metricBatch = "MetricBatch"
+    /// To metrics-ingest's snapshot endpoint: accepted, duplicate and rejected counters.
+    case metricsStatusRequest = "MetricsStatusRequest"
+
     // Queries
     /// To timeline-service: the current timeline of a kind for a user.
     case timelineRequest = "TimelineRequest"
@@ -70,6 +78,8 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case pendingUsersReply = "PendingUsersReply"
     case syncReply = "SyncReply"
     case syncStatusReply = "SyncStatusReply"
+    case metricsSnapshotReply = "MetricsSnapshotReply"
+    case metricsStatusReply = "MetricsStatusReply"
     case pong = "Pong"
     case error = "Error"
 
@@ -78,6 +88,7 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case profileChanged = "ProfileChanged"
     case appForegrounded = "AppForegrounded"
     case syncCompleted = "SyncCompleted"
+    case metricsChanged = "MetricsChanged"
     case timelineChanged = "TimelineChanged"
     case heartbeat = "Heartbeat"
 }

@@ -4,6 +4,11 @@ public enum ProtocolLimits {
     public static let version = 1
     /// Largest payload frame answered normally; bigger ones get `payload_too_large`.
     public static let maxPayloadBytes = 64 * 1024
+    /// Largest payload metrics-ingest reads on its PULL endpoint: a full batch of samples with
+    /// RR recordings needs more than a request; bigger ones are counted as `payload_too_large`.
+    public static let maxMetricsPayloadBytes = 1024 * 1024
+    /// Most samples in one `MetricBatch`.
+    public static let maxBatchSamples = 1_000
     /// Largest frame libzmq accepts at all (`ZMQ_MAXMSGSIZE`); a peer sending more is disconnected
     /// by libzmq before the service sees it, so no reply is possible past this size.
     public static let maxTransportBytes: Int64 = 16 * 1024 * 1024

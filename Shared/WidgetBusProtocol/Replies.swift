@@ -169,24 +169,29 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
     public var user: String
     /// The state version the timeline was built from (0: the user has no state yet).
     public var stateVersion: UInt64
+    /// For a kind that also shows metrics-ingest's aggregate (`StressMonitorWidget`), the metrics
+    /// version it was built from (0: none yet); nil for the other kinds.
+    public var metricsVersion: UInt64?
     public var timeline: WidgetTimeline
 
-    public init(kind: WidgetKind, user: String, stateVersion: UInt64, timeline: WidgetTimeline) {
+    public init(kind: WidgetKind, user: String, stateVersion: UInt64, metricsVersion: UInt64? = nil, timeline: WidgetTimeline) {
         self.kind = kind
         self.user = user
         self.stateVersion = stateVersion
+        self.metricsVersion = metricsVersion
         self.timeline = timeline
     }
 
-    private enum CodingKeys: String, CodingKey { case kind, user, stateVersion }
+    private enum CodingKeys: String, CodingKey { case kind, user, stateVersion, metricsVersion }
 
-    /// Flat: `{"kind", "user", "stateVersion", "entries", "policy"}`.
+    /// Flat: `{"kind", "user", "stateVersion", "metricsVersion"?, "entries", "policy"}`.
     public func encode(to encoder: any Encoder) throws {
         try timeline.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
         try container.encode(user, forKey: .user)
         try container.encode(stateVersion, forKey: .stateVersion)
+        try container.encodeIfPresent(metricsVersion, forKey: .metricsVersion)
     }
 }
 
@@ -195,6 +200,7 @@ public struct DecodedTimelineBody<Content: Codable & Sendable & Equatable>: Deco
     public var kind: WidgetKind
     public var user: String
     public var stateVersion: UInt64
+    public var metricsVersion: UInt64?
     public var entries: [TimelineEntry<Content>]
     public var policy: ReloadPolicy
 }

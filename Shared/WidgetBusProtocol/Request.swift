@@ -68,13 +68,67 @@ extension Request {
     ///
     /// - Throws: ``ProtocolError`` with the code a client should see; no widget rule has run.
     public static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> Request {
-        guard payload.count <= ProtocolLimits.maxPayloadBytes else {
-            throw ProtocolError(
-                .payloadTooLarge, "payload of \(payload.count) bytes exceeds \(ProtocolLimits.maxPayloadBytes)")
+        let wire = try WireRequest<RequestBody>.decode(payload, codec: codec)
+        return Request(id: wire.id, type: wire.type, user: wire.user, sentAt: wire.sentAt, body: wire.body)
+    }
+}
+
+extension MessageType {
+    var requiresUser: Bool {
+        switch self {
+        case .snapshotRequest, .pendingUsersRequest, .syncStatusRequest, .ping, .metricSample, .metricBatch,
+            .metricsStatusRequest:
+            false
+        default: true
         }
-        let request: Request
+    }
+}
+
+/// The body decoder of one family of endpoints: which request types it serves and how it reads
+/// their bodies. The envelope around every body is read and checked the same way for all of
+/// them (``WireRequest``), so each endpoint answers a malformed envelope identically.
+protocol RequestBodyCatalog: Sendable {
+    init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws
+}
+
+enum WireRequestKey: String, CodingKey { case version, id, type, user, sentAt, body }
+
+/// A request envelope with the body its catalog decoded, validated in the order of
+/// docs/PROTOCOL.md §8.
+struct WireRequest<Body: RequestBodyCatalog>: Decodable {
+    var id: String
+    var type: MessageType
+    var user: String?
+    var sentAt: Date
+    var body: Body
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: WireRequestKey.self)
+        let version = try container.decode(Int.self, forKey: .version)
+        guard version == ProtocolLimits.version else {
+            throw ProtocolError(.unsupportedVersion, "version \(version) is not supported; this server speaks \(ProtocolLimits.version)")
+        }
+        let rawType = try container.decode(String.self, forKey: .type)
+        guard let type = MessageType(rawValue: rawType) else {
+            throw ProtocolError(.unknownType, "unknown message type \(rawType)")
+        }
+        self.type = type
+        id = try container.decode(String.self, forKey: .id)
+        user = try container.decodeIfPresent(String.self, forKey: .user)
+        sentAt = try container.decode(Date.self, forKey: .sentAt)
+        body = try Body(type: type, rawType: rawType, in: container)
+    }
+
+    /// Decodes and validates one payload of at most `maxPayloadBytes`.
+    static func decode(
+        _ payload: Data, codec: WireCodec, maxPayloadBytes: Int = ProtocolLimits.maxPayloadBytes
+    ) throws(ProtocolError) -> WireRequest {
+        guard payload.count <= maxPayloadBytes else {
+            throw ProtocolError(.payloadTooLarge, "payload of \(payload.count) bytes exceeds \(maxPayloadBytes)")
+        }
+        let request: WireRequest
         do {
-            request = try codec.decode(WireRequest.self, from: payload).request
+            request = try codec.decode(WireRequest.self, from: payload)
         } catch let error as ProtocolError {
             throw error
         } catch let error as DecodingError {
@@ -92,71 +146,46 @@ extension Request {
     }
 }
 
-extension MessageType {
-    var requiresUser: Bool {
-        switch self {
-        case .snapshotRequest, .pendingUsersRequest, .syncStatusRequest, .ping: false
-        default: true
-        }
-    }
-}
-
-/// The catalog-driven decoder behind ``Request/decode(_:codec:)``.
-private struct WireRequest: Decodable {
-    var request: Request
-
-    private enum CodingKeys: String, CodingKey { case version, id, type, user, sentAt, body }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let version = try container.decode(Int.self, forKey: .version)
-        guard version == ProtocolLimits.version else {
-            throw ProtocolError(.unsupportedVersion, "version \(version) is not supported; this server speaks \(ProtocolLimits.version)")
-        }
-        let rawType = try container.decode(String.self, forKey: .type)
-        guard let type = MessageType(rawValue: rawType) else {
-            throw ProtocolError(.unknownType, "unknown message type \(rawType)")
-        }
-        let id = try container.decode(String.self, forKey: .id)
-        let user = try container.decodeIfPresent(String.self, forKey: .user)
-        let sentAt = try container.decode(Date.self, forKey: .sentAt)
-        let body: RequestBody
+/// The shared catalog: every request intent-handler, timeline-service and sync-agent serve.
+extension RequestBody: RequestBodyCatalog {
+    init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws {
         if let intent = try WidgetIntent(type: type, body: container.superDecoder(forKey: .body)) {
-            request = Request(id: id, type: type, user: user, sentAt: sentAt, body: .intent(intent))
+            self = .intent(intent)
             return
         }
         switch type {
         case .setTimeZone:
-            body = .setTimeZone(identifier: try container.decode(SetTimeZoneBody.self, forKey: .body).timeZone)
+            self = .setTimeZone(identifier: try container.decode(SetTimeZoneBody.self, forKey: .body).timeZone)
         case .timelineRequest:
-            body = .timeline(kind: try container.decode(TimelineRequestBody.self, forKey: .body).kind)
+            self = .timeline(kind: try container.decode(TimelineRequestBody.self, forKey: .body).kind)
         case .snapshotRequest:
-            body = .snapshot(topicPrefix: try container.decode(SnapshotRequestBody.self, forKey: .body).prefix)
+            self = .snapshot(topicPrefix: try container.decode(SnapshotRequestBody.self, forKey: .body).prefix)
         case .appForeground:
-            body = .appForeground
+            self = .appForeground
         case .pendingRecordsRequest:
-            body = .pendingRecords
+            self = .pendingRecords
         case .pendingUsersRequest:
-            body = .pendingUsers
+            self = .pendingUsers
         case .acknowledgeRecords:
-            body = .acknowledgeRecords(try container.decode(AcknowledgeRecordsBody.self, forKey: .body).records)
+            self = .acknowledgeRecords(try container.decode(AcknowledgeRecordsBody.self, forKey: .body).records)
         case .syncRequest:
-            body = .sync
+            self = .sync
         case .syncStatusRequest:
-            body = .syncStatus
+            self = .syncStatus
         case .ping:
-            body = .ping
+            self = .ping
         case .recordTension, .markInterventionDone, .resetWidget, .quickLogFood, .configureDietWidget, .updateNutrition,
             .updateGoals, .updateRecentFoods, .setTrackingMode, .createGoal, .archiveGoal, .unarchiveGoal,
             .completeOnboarding, .createDayEntry, .toggleFocus, .recordStressMeasurement, .updateWidget, .startDrink,
             .completeDrink, .updateJitterScores:
             preconditionFailure("\(rawType) is a widget message with no decoder in the catalog")
+        case .metricSample, .metricBatch, .metricsStatusRequest:
+            throw ProtocolError(.unknownType, "\(rawType) is served by metrics-ingest, not on this endpoint")
         case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .acknowledgeReply,
-            .pendingUsersReply, .syncReply, .syncStatusReply, .pong, .error,
-            .stateChanged, .profileChanged, .appForegrounded, .syncCompleted, .timelineChanged, .heartbeat:
+            .pendingUsersReply, .syncReply, .syncStatusReply, .metricsSnapshotReply, .metricsStatusReply, .pong, .error,
+            .stateChanged, .profileChanged, .appForegrounded, .syncCompleted, .metricsChanged, .timelineChanged, .heartbeat:
             throw ProtocolError(.unknownType, "\(rawType) is not a request")
         }
-        request = Request(id: id, type: type, user: user, sentAt: sentAt, body: body)
     }
 }
 

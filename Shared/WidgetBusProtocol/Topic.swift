@@ -30,6 +30,14 @@ public enum Topic {
         "sync.\(user)"
     }
 
+    /// Prefix of every metrics event.
+    public static let metricsPrefix = "metrics."
+
+    /// `metrics.<user>`: a user's metrics aggregate changed, on metrics-ingest's publisher.
+    public static func metrics(user: String) -> String {
+        "\(metricsPrefix)\(user)"
+    }
+
     /// `timeline.<WidgetKind>.<user>`
     public static func timeline(kind: WidgetKind, user: String) -> String {
         "\(timelinePrefix)\(kind.rawValue).\(user)"

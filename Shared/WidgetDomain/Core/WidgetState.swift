@@ -52,10 +52,12 @@ public enum WidgetState: Sendable, Equatable {
         }
     }
 
-    /// The timeline `kind` shows for this state at `now`, in the user's `timeZone`.
+    /// The timeline `kind` shows for this state at `now`, in the user's `timeZone`; Stress
+    /// Monitor also shows the user's `metrics` from metrics-ingest (``StressMonitorState/merged(with:)``).
+    /// Every reader builds timelines here, so timeline-service and snapshot-writer agree.
     ///
     /// - Precondition: `kind.app == app`.
-    public func timeline(for kind: WidgetKind, now: Date, timeZone: TimeZone) -> WidgetTimeline {
+    public func timeline(for kind: WidgetKind, now: Date, timeZone: TimeZone, metrics: MetricsAggregate? = nil) -> WidgetTimeline {
         precondition(kind.app == app, "\(kind.rawValue) does not render \(app.rawValue) state")
         let calendar = LocalCalendar(timeZone: timeZone)
         switch self {
@@ -68,7 +70,7 @@ public enum WidgetState: Sendable, Equatable {
             let tenXKind: TenXWidgetKind = kind == .tenXLock ? .lock : .home
             return .tenX(TenXTimelinePolicy.timeline(for: state, kind: tenXKind, now: now, calendar: calendar))
         case .stressMonitor(let state):
-            return .stressMonitor(StressMonitorTimelinePolicy.timeline(for: state, now: now))
+            return .stressMonitor(StressMonitorTimelinePolicy.timeline(for: state.merged(with: metrics), now: now))
         case .jitter(let state):
             return .jitter(JitterTimelinePolicy.timeline(for: state, now: now))
         }

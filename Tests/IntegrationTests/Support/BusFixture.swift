@@ -11,6 +11,7 @@ final class BusFixture {
         case timelineService = "timeline-service"
         case snapshotWriter = "snapshot-writer"
         case syncAgent = "sync-agent"
+        case metricsIngest = "metrics-ingest"
     }
 
     /// Where `swift build` put the executables: next to the test binary.
@@ -192,14 +193,20 @@ final class BusFixture {
         return try codec.decode(DecodedSnapshot<Content>.self, from: data)
     }
 
-    /// The snapshot file once it reflects exactly state `version`.
-    func tensionSnapshot(user: String, version: UInt64) throws -> DecodedSnapshot<TensionCheckPhase> {
-        var latest: DecodedSnapshot<TensionCheckPhase>?
-        try waitUntil("snapshot of \(user) reaches version \(version)", timeout: 10) {
-            latest = try snapshot(.tensionCheck, user: user, as: TensionCheckPhase.self)
+    /// The snapshot file of `user`'s `kind` once it reflects exactly state `version`.
+    func snapshot<Content: Codable & Sendable & Equatable>(
+        _ kind: WidgetKind, user: String, as content: Content.Type, version: UInt64
+    ) throws -> DecodedSnapshot<Content> {
+        var latest: DecodedSnapshot<Content>?
+        try waitUntil("snapshot of \(kind.rawValue) for \(user) reaches version \(version)", timeout: 10) {
+            latest = try snapshot(kind, user: user, as: content)
             return latest?.stateVersion == version
         }
         return latest!
+    }
+
+    func tensionSnapshot(user: String, version: UInt64) throws -> DecodedSnapshot<TensionCheckPhase> {
+        try snapshot(.tensionCheck, user: user, as: TensionCheckPhase.self, version: version)
     }
 
     // MARK: - Waiting
@@ -231,6 +238,7 @@ struct DecodedSnapshot<Content: Codable & Sendable & Equatable>: Decodable, Equa
     var kind: WidgetKind
     var user: String
     var stateVersion: UInt64
+    var metricsVersion: UInt64?
     var timeZone: String
     var generatedAt: Date
     var timeline: Timeline

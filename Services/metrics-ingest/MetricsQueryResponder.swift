@@ -1,0 +1,45 @@
+import Foundation
+import ServiceSupport
+import WidgetBusProtocol
+
+/// Answers the snapshot endpoint — `SnapshotRequest` (Clone-pattern re-sync),
+/// `MetricsStatusRequest`, `Ping` — from the ingestor's committed copy. It runs on the ingest
+/// thread between messages, so a snapshot always matches the sequence it reports.
+struct MetricsQueryResponder {
+    let ingestor: MetricsIngestor
+    let codec: WireCodec
+
+    func reply(to message: RoutedMessage) -> Data {
+        guard let payload = message.payload else {
+            return codec.errorReply(
+                to: nil, user: nil, code: .badFrames, message: "expected exactly one payload frame, got \(message.payloadFrames.count)")
+        }
+        let request: MetricsRequest
+        do {
+            request = try MetricsRequest.decode(payload, codec: codec)
+        } catch {
+            return codec.errorReply(toUndecodable: payload, error)
+        }
+        do {
+            switch request.body {
+            case .ping:
+                return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
+            case .status:
+                return try codec.reply(to: request.id, user: request.user, type: .metricsStatusReply, body: ingestor.status)
+            case .snapshot(let prefix):
+                let aggregates = ingestor.records.values
+                    .filter { Topic.metrics(user: $0.user).hasPrefix(prefix) }
+                    .sorted { $0.user < $1.user }
+                return try codec.reply(
+                    to: request.id, user: nil, type: .metricsSnapshotReply,
+                    body: MetricsSnapshotBody(sequence: ingestor.sequence, aggregates: aggregates))
+            case .notServed:
+                return codec.errorReply(
+                    to: request.id, user: request.user, code: .unknownType,
+                    message: "\(request.type.rawValue) is not served by metrics-ingest")
+            }
+        } catch {
+            return codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)")
+        }
+    }
+}

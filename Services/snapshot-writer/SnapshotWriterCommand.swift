@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import ServiceLifecycle
+import ServiceSupport
+import WidgetBusProtocol
+
+@main
+struct SnapshotWriterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot-writer",
+        abstract: "Keeps one JSON snapshot file per user and widget kind, written atomically, never stale.",
+        discussion: EnvironmentSetting.helpText([
+            BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.metricsEvents.setting,
+            BusEndpoint.metricsSnapshot.setting, .snapshotDirectory,
+            .snapshotCoalesceDelay, .snapshotDiskCheck, .logLevel,
+        ])
+    )
+
+    func run() async throws {
+        let logger = LoggingBootstrap.makeLogger(label: "snapshot-writer")
+        let service = SnapshotWriterService(
+            configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

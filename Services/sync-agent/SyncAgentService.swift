@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import ServiceSupport
+
+/// sync-agent as a ServiceLifecycle service: the bus (``SyncBus``, two dedicated threads) and
+/// the scheduler (``SyncScheduler``, async) joined by one `AsyncStream` of events.
+///
+/// Graceful shutdown (SIGTERM/SIGINT): the scheduler stops starting passes and lets the ones in
+/// hand finish — upsert, acknowledgement and result — then the bus sends the last results and
+/// replies, closes its sockets and the service returns. A PostgreSQL client, when there is one,
+/// is a separate service earlier in the group, so it is shut down after this one.
+struct SyncAgentService: Service {
+    let configuration: SyncAgentConfiguration
+    let target: any SyncTarget
+    let logger: Logger
+
+    func run() async throws {
+        let bus = try SyncBus(configuration: configuration.bus, logger: logger)
+        let pass = SyncPass(
+            intents: bus, target: target, databaseTimeout: configuration.databaseTimeout,
+            pauseBeforeAcknowledgement: configuration.pauseBeforeAcknowledgement, logger: logger)
+        if let pause = configuration.pauseBeforeAcknowledgement {
+            logger.warning("TEST HOOK active: every pass pauses between upsert and acknowledgement", metadata: ["pause": "\(pause)"])
+        }
+        let (events, continuation) = AsyncStream.makeStream(of: SyncScheduler.Event.self)
+        let scheduler = SyncScheduler(
+            pass: pass, bus: bus, events: events, continuation: continuation, sweepInterval: configuration.sweepInterval,
+            backoff: configuration.backoff, concurrency: configuration.concurrency, logger: logger)
+        logger.info(
+            "sync-agent starting",
+            metadata: [
+                "target": "\(target.description)", "interval": "\(configuration.sweepInterval)",
+                "concurrency": "\(configuration.concurrency)",
+                "backoff": "\(configuration.backoff.base)…\(configuration.backoff.cap)",
+            ])
+
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                // The bus ends before the scheduler only when it fails (a port in use): finishing
+                // the stream ends the scheduler too, and the error ends the service.
+                defer { continuation.finish() }
+                try await bus.run { trigger in
+                    if case .terminated = continuation.yield(.trigger(trigger)) { return false }
+                    return true
+                }
+            }
+            await withGracefulShutdownHandler {
+                await scheduler.run()
+            } onGracefulShutdown: {
+                continuation.yield(.shutdown)
+            }
+            continuation.finish()
+            bus.shutdown()
+        }
+        logger.info("sync-agent stopped")
+    }
+}

@@ -1,0 +1,353 @@
+import Foundation
+import Histogram
+import WidgetBusProtocol
+
+/// Percentiles of one latency, in milliseconds (recorded in microseconds by HdrHistogram, three
+/// significant digits).
+struct LatencySummary: Codable, Sendable {
+    var count: Int
+    var p50Milliseconds: Double
+    var p90Milliseconds: Double
+    var p99Milliseconds: Double
+    var p999Milliseconds: Double
+    var maxMilliseconds: Double
+    var meanMilliseconds: Double
+
+    init(_ histogram: Histogram<UInt64>) {
+        count = Int(histogram.totalCount)
+        let empty = histogram.totalCount == 0
+        func ms(_ microseconds: UInt64) -> Double { empty ? 0 : Double(microseconds) / 1_000 }
+        p50Milliseconds = ms(histogram.valueAtPercentile(50))
+        p90Milliseconds = ms(histogram.valueAtPercentile(90))
+        p99Milliseconds = ms(histogram.valueAtPercentile(99))
+        p999Milliseconds = ms(histogram.valueAtPercentile(99.9))
+        maxMilliseconds = ms(histogram.max)
+        meanMilliseconds = empty ? 0 : histogram.mean / 1_000
+    }
+}
+
+/// One point of a percentile curve.
+struct PercentilePoint: Codable, Sendable {
+    var percentile: Double
+    var milliseconds: Double
+}
+
+/// Latencies of the intents scheduled within one slice of a step.
+struct TimeBucket: Codable, Sendable {
+    var startSeconds: Double
+    var sent: Int
+    var roundTripP50Milliseconds: Double?
+    var roundTripP99Milliseconds: Double?
+    var timelineP50Milliseconds: Double?
+    var timelineP99Milliseconds: Double?
+    var timelineMaxMilliseconds: Double?
+}
+
+struct WidgetFigures: Codable, Sendable {
+    var sent: Int
+    var errors: Int
+    var roundTripP99Milliseconds: Double
+    var timelineP50Milliseconds: Double
+    var timelineP99Milliseconds: Double
+}
+
+/// The results of one step of load: what was offered and achieved, the two latencies, and what
+/// became of every intent's timeline.
+struct StepReport: Codable, Sendable {
+    struct Timelines: Codable, Sendable {
+        /// Intents that committed a new state version, so timeline-service owes a timeline.
+        var expected: Int
+        /// A timeline of the same user's app at that version or later arrived.
+        var delivered: Int
+        /// … and it was one whose `causedBy` is the intent's own id.
+        var exact: Int
+        /// … or a later intent's, because timeline-service coalesced a burst into its newest version.
+        var coalesced: Int
+        /// None arrived before the end of the grace period.
+        var missing: Int
+    }
+
+    struct Curves: Codable, Sendable {
+        var roundTrip: [PercentilePoint]
+        var intentToTimeline: [PercentilePoint]
+    }
+
+    var mode: String
+    var offeredRate: Double?
+    var inFlight: Int?
+    var durationSeconds: Double
+    /// Open loop: intents due by the schedule; more than `sent` when the users were all waiting.
+    var scheduled: Int?
+    var sent: Int
+    var replies: Int
+    /// Intents sent per second over the step.
+    var achievedRate: Double
+    /// Successful replies per second over the step.
+    var completedRate: Double
+    var errors: [String: Int]
+    var timeouts: Int
+    var unchanged: Int
+    var timelines: Timelines
+    var roundTrip: LatencySummary
+    var intentToTimeline: LatencySummary
+    /// How late the sender was against the open-loop schedule (zero in a closed loop).
+    var sendLag: LatencySummary
+    var widgets: [String: WidgetFigures]
+    var overTime: [TimeBucket]
+    var percentiles: Curves
+    /// Set by a rate search: whether the step met its target.
+    var passed: Bool?
+
+    var errorCount: Int { errors.values.reduce(0, +) }
+}
+
+/// Where each user's app timelines arrived, for matching intents to timelines.
+struct ArrivalIndex {
+    private var times: [UserApp: [ContinuousClock.Instant]] = [:]
+    /// The highest state version seen up to and including each arrival (so binary-searchable).
+    private var versions: [UserApp: [UInt64]] = [:]
+    private var causes: Set<String> = []
+
+    init(_ arrivals: [TimelineArrival]) {
+        for arrival in arrivals {
+            let highest = max(versions[arrival.key]?.last ?? 0, arrival.stateVersion)
+            times[arrival.key, default: []].append(arrival.at)
+            versions[arrival.key, default: []].append(highest)
+            if let cause = arrival.causedBy { causes.insert(cause) }
+        }
+    }
+
+    /// When a timeline of `key` at `version` or later first arrived.
+    func firstArrival(of key: UserApp, atLeast version: UInt64) -> ContinuousClock.Instant? {
+        guard let highest = versions[key], let last = highest.last, last >= version else { return nil }
+        var low = 0
+        var high = highest.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if highest[middle] >= version { high = middle } else { low = middle + 1 }
+        }
+        return times[key]![low]
+    }
+
+    func hasTimeline(causedBy id: String) -> Bool { causes.contains(id) }
+}
+
+enum LoadTestAnalysis {
+    /// Matches every intent of `step` to its timeline and summarises the step.
+    ///
+    /// An intent is delivered when a timeline of the same user's app arrives with a
+    /// `stateVersion` at or above the version its reply reported. Matching by `causedBy` alone
+    /// would miss intents whose change timeline-service coalesced into a later one (a burst for
+    /// one user yields one timeline, carrying the latest intent's id), although what they changed
+    /// is on screen; the count of those is reported as `coalesced`.
+    static func report(_ step: StepRecords, arrivals: ArrivalIndex) -> StepReport {
+        func histogram() -> Histogram<UInt64> {
+            Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        }
+        var roundTrip = histogram()
+        var toTimeline = histogram()
+        var sendLag = histogram()
+        var errors: [String: Int] = [:]
+        var timeouts = 0
+        var unchanged = 0
+        var replies = 0
+        var timelines = StepReport.Timelines(expected: 0, delivered: 0, exact: 0, coalesced: 0, missing: 0)
+
+        let bucketSeconds = max(1, (step.duration.asSeconds / 120).rounded(.up))
+        let bucketCount = max(1, Int((step.duration.asSeconds / bucketSeconds).rounded(.up)))
+        var buckets = (0..<bucketCount).map { _ in (sent: 0, roundTrip: histogram(), timeline: histogram()) }
+        var perWidget: [LoadWidget: (sent: Int, errors: Int, roundTrip: Histogram<UInt64>, timeline: Histogram<UInt64>)] = [:]
+
+        for record in step.records {
+            let bucket = min(bucketCount - 1, max(0, Int((record.scheduled - step.started).asSeconds / bucketSeconds)))
+            buckets[bucket].sent += 1
+            perWidget[record.widget, default: (0, 0, histogram(), histogram())].sent += 1
+            _ = sendLag.record((record.sent - record.scheduled).asMicroseconds)
+            if let replied = record.replied {
+                replies += 1
+                let latency = (replied - record.scheduled).asMicroseconds
+                _ = roundTrip.record(latency)
+                _ = buckets[bucket].roundTrip.record(latency)
+                _ = perWidget[record.widget]!.roundTrip.record(latency)
+            }
+            switch record.outcome {
+            case .pending, .timedOut:
+                timeouts += 1
+                perWidget[record.widget]!.errors += 1
+            case .error(let code):
+                errors[code, default: 0] += 1
+                perWidget[record.widget]!.errors += 1
+            case .unchanged:
+                unchanged += 1
+            case .changed(let version):
+                timelines.expected += 1
+                guard let arrived = arrivals.firstArrival(of: record.key, atLeast: version) else {
+                    timelines.missing += 1
+                    continue
+                }
+                timelines.delivered += 1
+                if arrivals.hasTimeline(causedBy: record.id) { timelines.exact += 1 } else { timelines.coalesced += 1 }
+                let latency = (arrived - record.scheduled).asMicroseconds
+                _ = toTimeline.record(latency)
+                _ = buckets[bucket].timeline.record(latency)
+                _ = perWidget[record.widget]!.timeline.record(latency)
+            }
+        }
+
+        let sendWindow = max(step.duration, step.lastSend - step.started).asSeconds
+        let mode: String
+        var offered: Double?
+        var inFlight: Int?
+        switch step.shape {
+        case .open(let rate):
+            mode = "open"
+            offered = rate
+        case .closed(let window):
+            mode = "closed"
+            inFlight = window
+        }
+        func ms(_ histogram: Histogram<UInt64>, _ percentile: Double) -> Double? {
+            histogram.totalCount == 0 ? nil : Double(histogram.valueAtPercentile(percentile)) / 1_000
+        }
+        return StepReport(
+            mode: mode, offeredRate: offered, inFlight: inFlight, durationSeconds: step.duration.asSeconds,
+            scheduled: step.scheduled, sent: step.records.count, replies: replies, achievedRate: Double(step.records.count) / sendWindow,
+            completedRate: Double(replies - errors.values.reduce(0, +)) / sendWindow,
+            errors: errors, timeouts: timeouts, unchanged: unchanged, timelines: timelines,
+            roundTrip: LatencySummary(roundTrip), intentToTimeline: LatencySummary(toTimeline),
+            sendLag: LatencySummary(sendLag),
+            widgets: Dictionary(
+                uniqueKeysWithValues: perWidget.map { widget, figures in
+                    (
+                        widget.rawValue,
+                        WidgetFigures(
+                            sent: figures.sent, errors: figures.errors,
+                            roundTripP99Milliseconds: ms(figures.roundTrip, 99) ?? 0,
+                            timelineP50Milliseconds: ms(figures.timeline, 50) ?? 0,
+                            timelineP99Milliseconds: ms(figures.timeline, 99) ?? 0)
+                    )
+                }),
+            overTime: buckets.enumerated().map { index, bucket in
+                TimeBucket(
+                    startSeconds: Double(index) * bucketSeconds, sent: bucket.sent,
+                    roundTripP50Milliseconds: ms(bucket.roundTrip, 50), roundTripP99Milliseconds: ms(bucket.roundTrip, 99),
+                    timelineP50Milliseconds: ms(bucket.timeline, 50), timelineP99Milliseconds: ms(bucket.timeline, 99),
+                    timelineMaxMilliseconds: bucket.timeline.totalCount == 0 ? nil : Double(bucket.timeline.max) / 1_000)
+            },
+            percentiles: StepReport.Curves(roundTrip: curve(roundTrip), intentToTimeline: curve(toTimeline)))
+    }
+
+    /// The percentile curve HdrHistogram plots: percentiles closing in on 100 % by halves, as far
+    /// as the sample count supports, and the maximum.
+    static func curve(_ histogram: Histogram<UInt64>) -> [PercentilePoint] {
+        guard histogram.totalCount > 0 else { return [] }
+        var points: [PercentilePoint] = []
+        var percentile = 0.0
+        var step = 10.0
+        while 100 * (1 - percentile / 100) * Double(histogram.totalCount) / 100 >= 1, percentile < 100 {
+            points.append(PercentilePoint(percentile: percentile, milliseconds: Double(histogram.valueAtPercentile(percentile)) / 1_000))
+            if 100 - percentile <= step * 2 { step /= 2 }
+            percentile += step
+        }
+        points.append(PercentilePoint(percentile: 100, milliseconds: Double(histogram.max) / 1_000))
+        return points
+    }
+}
+
+/// The whole run, as `--json` writes it.
+struct LoadTestReport: Codable, Sendable {
+    struct Configuration: Codable, Sendable {
+        var mode: String
+        var offeredRate: Double?
+        var inFlight: Int?
+        var durationSeconds: Double
+        var users: Int
+        /// Each widget's share of the intents, in percent.
+        var mix: [String: Double]
+        var graceSeconds: Double
+        var timeoutMilliseconds: Int
+        var seed: UInt64
+        var intentsEndpoint: String
+        var timelineEventsEndpoint: String
+    }
+
+    struct Search: Codable, Sendable {
+        var targetP99Milliseconds: Double
+        /// The highest offered rate that met the target (p99 under it, nothing missing, no errors,
+        /// achieved ≥ 97 % of offered); nil when none did.
+        var highestPassingRate: Double?
+        var lowestFailingRate: Double?
+        var resolution: Double
+    }
+
+    var startedAt: Date
+    var configuration: Configuration
+    /// Messages sent before the measurement to give every user state in all five apps.
+    var setupMessages: Int
+    var setupSeconds: Double
+    var steps: [StepReport]
+    var search: Search?
+}
+
+// MARK: - Printing
+
+enum LoadTestTable {
+    static func printStep(_ step: StepReport, mixSummary: String, grace: Double) {
+        printLine(
+            pad("", 22) + pad("count", 9, right: true) + pad("p50", 9, right: true) + pad("p90", 9, right: true)
+                + pad("p99", 9, right: true) + pad("p99.9", 9, right: true) + pad("max", 9, right: true) + "   ms")
+        for (name, summary) in [("intent round trip", step.roundTrip), ("intent → timeline", step.intentToTimeline)] {
+            printLine(
+                pad(name, 22) + pad("\(summary.count)", 9, right: true) + number(summary.p50Milliseconds)
+                    + number(summary.p90Milliseconds) + number(summary.p99Milliseconds) + number(summary.p999Milliseconds)
+                    + number(summary.maxMilliseconds))
+        }
+        let offered = step.offeredRate.map { String(format: " of %.0f/s offered", $0) } ?? ""
+        let scheduled = step.scheduled.map { $0 > step.sent ? " of \($0) scheduled (every user was waiting for a reply)" : "" } ?? ""
+        printLine(
+            String(format: "sent %d%@ (%.0f/s%@), %d replies (%.0f/s ok), ", step.sent, scheduled, step.achievedRate, offered, step.replies, step.completedRate)
+                + "errors \(step.errorCount)\(errorDetail(step.errors)), timed out \(step.timeouts), unchanged \(step.unchanged)")
+        let timelines = step.timelines
+        printLine(
+            "timelines: \(timelines.expected) expected, \(timelines.delivered) delivered (\(timelines.exact) by their own causedBy, "
+                + "\(timelines.coalesced) coalesced into a later one), \(timelines.missing) missing after the \(grace) s grace period")
+        if step.mode == "open" {
+            printLine(String(format: "sender behind schedule: p99 %.3f ms, max %.3f ms", step.sendLag.p99Milliseconds, step.sendLag.maxMilliseconds))
+        }
+        let widgets = step.widgets.sorted { $0.value.sent > $1.value.sent }.map { name, figures in
+            String(format: "%@ %d (→ timeline p99 %.2f ms)", name, figures.sent, figures.timelineP99Milliseconds)
+        }
+        printLine("per widget: " + widgets.joined(separator: ", "))
+    }
+
+    static func searchHeader() {
+        printLine(
+            pad("offered/s", 11, right: true) + pad("achieved/s", 12, right: true) + pad("→tl p50", 10, right: true)
+                + pad("→tl p99", 10, right: true) + pad("→tl p99.9", 11, right: true) + pad("rt p99", 9, right: true)
+                + pad("missing", 9, right: true) + pad("errors", 8, right: true) + "  result")
+    }
+
+    static func searchLine(_ step: StepReport) {
+        printLine(
+            pad(String(format: "%.0f", step.offeredRate ?? 0), 11, right: true) + pad(String(format: "%.0f", step.achievedRate), 12, right: true)
+                + pad(String(format: "%.2f", step.intentToTimeline.p50Milliseconds), 10, right: true)
+                + pad(String(format: "%.2f", step.intentToTimeline.p99Milliseconds), 10, right: true)
+                + pad(String(format: "%.2f", step.intentToTimeline.p999Milliseconds), 11, right: true)
+                + pad(String(format: "%.2f", step.roundTrip.p99Milliseconds), 9, right: true)
+                + pad("\(step.timelines.missing)", 9, right: true) + pad("\(step.errorCount + step.timeouts)", 8, right: true)
+                + "  " + ((step.passed ?? false) ? "pass" : "fail"))
+    }
+
+    private static func errorDetail(_ errors: [String: Int]) -> String {
+        errors.isEmpty ? "" : " (" + errors.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+    }
+
+    private static func number(_ value: Double) -> String {
+        pad(String(format: value < 10 ? "%.3f" : value < 100 ? "%.2f" : "%.1f", value), 9, right: true)
+    }
+
+    private static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return right ? padding + text : text + padding
+    }
+}

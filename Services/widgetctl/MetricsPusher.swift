@@ -1,0 +1,48 @@
+import Foundation
+import WidgetBusProtocol
+import ZeroMQ
+
+/// Pushes messages to metrics-ingest's PULL endpoint. PUSH has no reply, so "delivered" here
+/// means handed to a connected peer's TCP stream: `ZMQ_IMMEDIATE` queues nothing for a peer
+/// that is not connected, a send that cannot be queued within the timeout fails, and
+/// ``finish()`` waits (up to the timeout) for everything queued to be written before the CLI
+/// exits. Whether a sample was then accepted is what `widgetctl metrics-status` tells.
+final class MetricsPusher {
+    struct NotDelivered: Error, CustomStringConvertible {
+        let endpoint: String
+        let timeoutMilliseconds: Int
+        var description: String {
+            "metrics-ingest at \(endpoint) took no message within \(timeoutMilliseconds) ms — is it running?"
+        }
+    }
+
+    /// Its own context, terminated by ``finish()`` so the linger flushes the last messages.
+    private let context: ZMQContext
+    private let socket: ZMQSocket
+    let endpoint: String
+    let timeoutMilliseconds: Int
+
+    init(endpoint: String, timeoutMilliseconds: Int) throws {
+        context = try ZMQContext()
+        socket = try ZMQSocket(context: context, type: .push)
+        try socket.setImmediate(true)
+        try socket.setSendTimeout(milliseconds: Int32(clamping: timeoutMilliseconds))
+        try socket.setLinger(milliseconds: Int32(clamping: timeoutMilliseconds))
+        try socket.connect(endpoint)
+        self.endpoint = endpoint
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    /// Queues one message, waiting at most the timeout for room (back-pressure) or a peer.
+    func push(_ payload: Data) throws {
+        guard try socket.send(payload) else {
+            throw NotDelivered(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
+        }
+    }
+
+    /// Closes the socket and waits, at most the linger, until queued messages are written.
+    func finish() {
+        socket.close()
+        context.terminate()
+    }
+}

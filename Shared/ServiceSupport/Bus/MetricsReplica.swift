@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import WidgetBusProtocol
+import WidgetDomain
+import ZeroMQ
+
+/// A derived reader's copy of metrics-ingest's per-user aggregates, kept current like the
+/// state replica (``SequencedReplica``: snapshot at start, then `MetricsChanged` events; any gap
+/// or heartbeat mismatch re-syncs).
+public final class MetricsReplica {
+    /// An aggregate that changed, and the pushed message behind it when known (nil: from a snapshot).
+    public struct Change: Sendable {
+        public let record: MetricsRecord
+        public let causedBy: String?
+
+        public var user: String { record.user }
+    }
+
+    /// The aggregates by user, as ``SequencedReplica`` applies metrics-ingest's events to them.
+    public struct Aggregates: ReplicaModel {
+        public private(set) var records: [String: MetricsRecord] = [:]
+
+        public static var topicPrefix: String { Topic.metricsPrefix }
+
+        public static func decodeEvent(_ payload: Data, codec: WireCodec) -> MetricsChangedBody? {
+            try? codec.decode(Envelope<MetricsChangedBody>.self, from: payload).body
+        }
+
+        public static func sequence(of event: MetricsChangedBody) -> UInt64 { event.sequence }
+        public static func sequence(of snapshot: MetricsSnapshotBody) -> UInt64 { snapshot.sequence }
+
+        public mutating func apply(_ event: MetricsChangedBody) -> [Change] {
+            records[event.user] = event.record
+            return [Change(record: event.record, causedBy: event.causedBy)]
+        }
+
+        public mutating func replace(with snapshot: MetricsSnapshotBody) -> [Change] {
+            let users = Set(snapshot.aggregates.map(\.user))
+            records = records.filter { users.contains($0.key) }
+            return snapshot.aggregates.compactMap { record in
+                guard records[record.user] != record else { return nil }
+                records[record.user] = record
+                return Change(record: record, causedBy: nil)
+            }
+        }
+    }
+
+    private let engine: SequencedReplica<Aggregates>
+
+    public init(context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, codec: WireCodec, logger: Logger) throws {
+        engine = try SequencedReplica(
+            Aggregates(), context: context, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint, codec: codec,
+            logger: logger)
+    }
+
+    public var records: [String: MetricsRecord] { engine.model.records }
+    public var sequence: UInt64 { engine.sequence }
+    public var snapshotCount: Int { engine.snapshotCount }
+    public var isSynced: Bool { engine.isSynced }
+    public var pollItems: [(socket: ZMQSocket, events: ZMQPollEvents)] { engine.pollItems }
+
+    /// The user's aggregate with its version; nil for a user metrics-ingest has never measured.
+    public func record(user: String) -> MetricsRecord? {
+        engine.model.records[user]
+    }
+
+    public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [Change] {
+        try engine.handle(ready: ready, now: now)
+    }
+
+    public func close() {
+        engine.close()
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import WidgetBusProtocol
+import ZeroMQ
+
+/// What a ``SequencedReplica`` mirrors: how the owner's events and snapshots read, and what
+/// applying them changes. One conformance per owner (intent-handler's states, metrics-ingest's
+/// aggregates); the Clone-pattern rules around them are the engine's, written once.
+public protocol ReplicaModel {
+    /// An event of the owner's sequence, decoded.
+    associatedtype Event: Sendable
+    /// The body of the owner's snapshot reply.
+    associatedtype Snapshot: Decodable & Sendable
+    /// What the replica reports as changed.
+    associatedtype Change
+
+    /// The topic prefix of the owner's events, also asked for in snapshot requests.
+    static var topicPrefix: String { get }
+    /// Reads one event payload; nil when it cannot be read (logged and skipped).
+    static func decodeEvent(_ payload: Data, codec: WireCodec) -> Event?
+    static func sequence(of event: Event) -> UInt64
+    static func sequence(of snapshot: Snapshot) -> UInt64
+
+    /// Applies the event that follows the replica's sequence.
+    mutating func apply(_ event: Event) -> [Change]
+    /// Replaces everything with the snapshot (what the owner no longer has is dropped) and
+    /// reports what differs.
+    mutating func replace(with snapshot: Snapshot) -> [Change]
+}
+
+/// A derived reader's copy of an owner's data kept current by the zguide's Clone pattern:
+/// subscribe first, then fetch a snapshot, then apply only events newer than the snapshot. Any
+/// jump in the sequence (a dropped event, a late join, an owner restart seen through a
+/// heartbeat) triggers a fresh snapshot, so the copy is never left stale.
+///
+/// The snapshot request is asynchronous (a DEALER polled with the subscriber), so a missing
+/// owner never blocks the service that holds the replica. Owned by one thread.
+public final class SequencedReplica<Model: ReplicaModel> {
+    /// How long a snapshot request waits for its reply before it is asked again.
+    public static var snapshotTimeout: TimeInterval { 2 }
+    /// Events held while a snapshot is awaited; past this the queue is dropped and re-fetched.
+    public static var maxQueuedEvents: Int { 100_000 }
+
+    public private(set) var model: Model
+    /// The sequence of the last event (or snapshot) applied.
+    public private(set) var sequence: UInt64 = 0
+    public private(set) var snapshotCount = 0
+
+    private let subscriber: ZMQSocket
+    private let snapshotSocket: ZMQSocket
+    private let codec: WireCodec
+    private let logger: Logger
+    private var awaitedSnapshot: (id: String, deadline: Date)?
+    private var queued: [Model.Event] = []
+
+    public init(
+        _ model: Model, context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, codec: WireCodec, logger: Logger
+    ) throws {
+        self.model = model
+        subscriber = try ZMQSocket(context: context, type: .sub)
+        try subscriber.setLinger(milliseconds: 0)
+        try subscriber.setReceiveHighWaterMark(EventPublisher.sendHighWaterMark)
+        try subscriber.subscribe(Model.topicPrefix)
+        try subscriber.subscribe(Topic.heartbeat)
+        try subscriber.connect(eventsEndpoint)
+        snapshotSocket = try ZMQSocket(context: context, type: .dealer)
+        try snapshotSocket.setLinger(milliseconds: 0)
+        try snapshotSocket.setMaxMessageSize(bytes: -1)
+        try snapshotSocket.connect(snapshotEndpoint)
+        self.codec = codec
+        self.logger = logger
+        try requestSnapshot(reason: "start")
+    }
+
+    public var isSynced: Bool { awaitedSnapshot == nil }
+
+    /// The sockets to poll, in the order ``handle(ready:now:)`` expects their events.
+    public var pollItems: [(socket: ZMQSocket, events: ZMQPollEvents)] {
+        [(subscriber, .readable), (snapshotSocket, .readable)]
+    }
+
+    /// Handles whatever is readable and returns what changed.
+    public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [Model.Change] {
+        var changes: [Model.Change] = []
+        if ready[ready.startIndex].contains(.readable) {
+            try drainEvents(into: &changes)
+        }
+        if ready[ready.startIndex + 1].contains(.readable) {
+            try drainSnapshots(into: &changes)
+        }
+        if let awaited = awaitedSnapshot, now >= awaited.deadline {
+            try requestSnapshot(reason: "snapshot timed out")
+        }
+        return changes
+    }
+
+    public func close() {
+        subscriber.close()
+        snapshotSocket.close()
+    }
+
+    private func drainEvents(into changes: inout [Model.Change]) throws {
+        while let frames = try subscriber.receiveMessage(dontWait: true) {
+            guard frames.count == 2 else { continue }
+            if frames[0] == Data(Topic.heartbeat.utf8) {
+                guard let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]) else { continue }
+                if isSynced, beat.body.sequence != sequence {
+                    try requestSnapshot(reason: "heartbeat at \(beat.body.sequence), replica at \(sequence)")
+                }
+                continue
+            }
+            guard let event = Model.decodeEvent(frames[1], codec: codec) else {
+                logger.warning("undecodable event ignored", metadata: ["topic": "\(String(decoding: frames[0], as: UTF8.self))"])
+                continue
+            }
+            let eventSequence = Model.sequence(of: event)
+            if !isSynced {
+                try enqueue(event)
+            } else if eventSequence == sequence + 1 {
+                changes += model.apply(event)
+                sequence = eventSequence
+            } else if eventSequence > sequence + 1 {
+                try enqueue(event)
+                try requestSnapshot(reason: "gap: expected \(sequence + 1), got \(eventSequence)")
+            }
+        }
+    }
+
+    private func drainSnapshots(into changes: inout [Model.Change]) throws {
+        while let frames = try snapshotSocket.receiveMessage(dontWait: true) {
+            guard let payload = frames.last, let awaited = awaitedSnapshot,
+                case .success(let reply)? = try? ReplyDecoding.decode(payload, as: Model.Snapshot.self, codec: codec),
+                reply.inReplyTo == awaited.id
+            else { continue }
+            let differences = model.replace(with: reply.body)
+            changes += differences
+            sequence = Model.sequence(of: reply.body)
+            awaitedSnapshot = nil
+            snapshotCount += 1
+            logger.info(
+                "replica synced from snapshot",
+                metadata: ["topics": "\(Model.topicPrefix)", "sequence": "\(sequence)", "changed": "\(differences.count)"])
+            try replayQueue(into: &changes)
+        }
+    }
+
+    private func replayQueue(into changes: inout [Model.Change]) throws {
+        let pending = queued.sorted { Model.sequence(of: $0) < Model.sequence(of: $1) }
+        queued.removeAll()
+        for event in pending where Model.sequence(of: event) > sequence {
+            guard Model.sequence(of: event) == sequence + 1 else {
+                try requestSnapshot(reason: "gap in queued events after snapshot")
+                return
+            }
+            changes += model.apply(event)
+            sequence = Model.sequence(of: event)
+        }
+    }
+
+    private func enqueue(_ event: Model.Event) throws {
+        guard queued.count < Self.maxQueuedEvents else {
+            queued.removeAll()
+            try requestSnapshot(reason: "event queue overflow")
+            return
+        }
+        queued.append(event)
+    }
+
+    private func requestSnapshot(reason: String) throws {
+        let id = UUID().uuidString.lowercased()
+        let request = Envelope(
+            id: id, type: MessageType.snapshotRequest.rawValue, body: SnapshotRequestBody(prefix: Model.topicPrefix))
+        try snapshotSocket.send([Data(), try codec.encode(request)], dontWait: true)
+        awaitedSnapshot = (id, Date().addingTimeInterval(Self.snapshotTimeout))
+        logger.info("requesting snapshot", metadata: ["topics": "\(Model.topicPrefix)", "reason": "\(reason)"])
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import WidgetBusProtocol
+import WidgetDomain
+import ZeroMQ
+
+/// Everything a widget shows — intent-handler's states and metrics-ingest's aggregates — as the
+/// two replicas a reader keeps, and the timelines built from them. timeline-service publishes
+/// these timelines and snapshot-writer writes them to files, so both render a widget the same way.
+/// Owned by one thread.
+public final class WidgetReplicas {
+    /// One widget kind of one user: what a timeline is published and a snapshot file kept for.
+    public struct Widget: Hashable, Sendable {
+        public let user: String
+        public let kind: WidgetKind
+
+        public init(user: String, kind: WidgetKind) {
+            self.user = user
+            self.kind = kind
+        }
+    }
+
+    public let state: StateReplica
+    public let metrics: MetricsReplica
+
+    public init(
+        context: ZMQContext, stateEventsEndpoint: String, stateSnapshotEndpoint: String, metricsEventsEndpoint: String,
+        metricsSnapshotEndpoint: String, codec: WireCodec, logger: Logger
+    ) throws {
+        state = try StateReplica(
+            context: context, eventsEndpoint: stateEventsEndpoint, snapshotEndpoint: stateSnapshotEndpoint, codec: codec,
+            logger: logger)
+        metrics = try MetricsReplica(
+            context: context, eventsEndpoint: metricsEventsEndpoint, snapshotEndpoint: metricsSnapshotEndpoint, codec: codec,
+            logger: logger)
+    }
+
+    /// The sockets to poll, in the order ``handle(ready:now:)`` expects their events.
+    public var pollItems: [(socket: ZMQSocket, events: ZMQPollEvents)] {
+        state.pollItems + metrics.pollItems
+    }
+
+    /// Re-syncs of either replica so far: a reader re-checks what it derived after each.
+    public var snapshotCount: Int { state.snapshotCount + metrics.snapshotCount }
+
+    /// Handles whatever is readable and returns the widgets whose timeline changed, each once in
+    /// first-seen order, with the message behind its latest change: a burst of changes to one
+    /// widget collapses into its newest version.
+    public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [(widget: Widget, causedBy: String?)] {
+        let stateChanges = try state.handle(ready: ready.prefix(2), now: now)
+        let metricsChanges = try metrics.handle(ready: ready.dropFirst(2), now: now)
+        return widgets(affectedBy: stateChanges, metricsChanges)
+    }
+
+    /// The timeline of `kind` for `user` as of `now`, in the user's zone, with their metrics for
+    /// a kind that shows them (``WidgetState/timeline(for:now:timeZone:metrics:)``); a user with
+    /// no state gets the initial state's (version 0), one never measured no metrics (version 0).
+    public func timeline(kind: WidgetKind, user: String, now: Date = Date()) -> TimelineBody {
+        let record = state.record(user: user, app: kind.app)
+        let measured = kind.showsMetrics ? metrics.record(user: user) : nil
+        return TimelineBody(
+            kind: kind, user: user, stateVersion: record?.version ?? 0,
+            metricsVersion: kind.showsMetrics ? measured?.version ?? 0 : nil,
+            timeline: (record?.state ?? .initial(for: kind.app)).timeline(
+                for: kind, now: now, timeZone: state.timeZone(user: user), metrics: measured?.aggregate))
+    }
+
+    public func close() {
+        state.close()
+        metrics.close()
+    }
+
+    /// Whether `user` has anything `kind` shows: a state of its app, or metrics for a kind that shows them.
+    public func hasContent(user: String, kind: WidgetKind) -> Bool {
+        state.record(user: user, app: kind.app) != nil || (kind.showsMetrics && metrics.record(user: user) != nil)
+    }
+
+    /// Every widget with content: each kind of every state, and the metrics kinds of every
+    /// measured user.
+    public var allWidgets: [Widget] {
+        var seen = Set<Widget>()
+        let widgets = state.states.keys.flatMap { Self.widgets(user: $0.user, app: $0.app) }
+            + metrics.records.keys.flatMap(Self.metricsWidgets(user:))
+        return widgets.filter { seen.insert($0).inserted }
+    }
+
+    /// The widgets the changes affect. A state change affects its app's kinds, a profile change
+    /// every widget of its user, a metrics change the kinds that show metrics.
+    func widgets(affectedBy stateChanges: [StateReplica.Change], _ metricsChanges: [MetricsReplica.Change])
+        -> [(widget: Widget, causedBy: String?)]
+    {
+        var causes: [Widget: String?] = [:]
+        var order: [Widget] = []
+        func touch(_ widgets: [Widget], _ cause: String?) {
+            for widget in widgets {
+                if causes.updateValue(cause, forKey: widget) == nil { order.append(widget) }
+            }
+        }
+        for change in stateChanges {
+            switch change {
+            case .state(let record, let causedBy):
+                touch(Self.widgets(user: record.user, app: record.app), causedBy)
+            case .profile(let profile, let causedBy):
+                touch(allWidgets(of: profile.user), causedBy)
+            }
+        }
+        for change in metricsChanges {
+            touch(Self.metricsWidgets(user: change.user), change.causedBy)
+        }
+        return order.map { ($0, causes[$0] ?? nil) }
+    }
+
+    private func allWidgets(of user: String) -> [Widget] {
+        let widgets = state.records(user: user).flatMap { Self.widgets(user: user, app: $0.app) }
+        let measured = metrics.record(user: user) == nil ? [] : Self.metricsWidgets(user: user)
+        return widgets + measured.filter { !widgets.contains($0) }
+    }
+
+    private static func widgets(user: String, app: WidgetApp) -> [Widget] {
+        WidgetKind.allCases.filter { $0.app == app }.map { Widget(user: user, kind: $0) }
+    }
+
+    private static func metricsWidgets(user: String) -> [Widget] {
+        WidgetKind.allCases.filter(\.showsMetrics).map { Widget(user: user, kind: $0) }
+    }
+}

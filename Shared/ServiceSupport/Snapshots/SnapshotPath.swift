@@ -1,0 +1,46 @@
+import Foundation
+import WidgetBusProtocol
+import WidgetDomain
+
+/// Where the snapshot file of one user's widget kind lives: `<root>/<user>/<WidgetKind>.json`.
+///
+/// The user id and the kind become path components, so a hostile one (`..`, `a/b`, NUL …) could
+/// name a file outside the root. intent-handler refuses such user ids on the wire already; this
+/// is the last guard before the file system, with the same rule
+/// (``ProtocolLimits/validateUser(_:)``), so no path that skips the wire validation can leave
+/// the root either.
+public struct SnapshotPath: Hashable, Sendable, CustomStringConvertible {
+    /// A user id or kind that cannot be a file name under the root.
+    public struct Refused: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let user: String
+    public let kind: WidgetKind
+    /// The folder of the user's snapshot files.
+    public let directory: String
+    public let file: String
+
+    public init(root: String, user: String, kind: WidgetKind) throws(Refused) {
+        for (what, component) in [("user id", user), ("widget kind", kind.rawValue)] {
+            do {
+                try ProtocolLimits.validateUser(component)
+            } catch {
+                throw Refused(description: "\(what) \(component.debugDescription) refused as a snapshot path: \(error.message)")
+            }
+        }
+        self.user = user
+        self.kind = kind
+        directory = (root as NSString).appendingPathComponent(user)
+        file = (directory as NSString).appendingPathComponent(kind.rawValue + ".json")
+    }
+
+    public var description: String { file }
+}
+
+extension EnvironmentSetting {
+    /// The root of the snapshot files: written by snapshot-writer, read by widgetctl and widgets.
+    public static let snapshotDirectory = EnvironmentSetting(
+        variable: "WIDGETBUS_SNAPSHOT_DIR", defaultValue: "./.widgetbus/snapshots",
+        purpose: "directory of the per-user widget snapshot files (<user>/<WidgetKind>.json)")
+}

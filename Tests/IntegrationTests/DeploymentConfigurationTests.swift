@@ -1,0 +1,335 @@
+import Foundation
+import Synchronization
+import Testing
+import WidgetBusProtocol
+
+/// `deploy/docker-compose.yml` and `deploy/topology.env` checked against the services' own
+/// configuration, so that the deployment cannot drift from the code:
+///
+/// - the services are the executable products of Package.swift (all but widgetctl), in compose and
+///   in the local runner alike;
+/// - what each service reads is what its `--help` lists (generated from the `EnvironmentSetting`
+///   lists its command declares), and compose defines every one of those for it;
+/// - every endpoint of `BusEndpoint.all` is in topology.env, at its default port, hosted by the
+///   service that binds it; published ports are those endpoints, on loopback only;
+/// - volumes back every data and snapshot directory, every service has a real health check, a
+///   restart policy and waits for the health of what it connects to.
+///
+/// The YAML is read by PyYAML (`python3 -c 'import yaml, json …'`, installed by scripts/test.sh)
+/// and decoded from JSON here: no hand-written YAML subset.
+@Suite("Deployment configuration")
+struct DeploymentConfigurationTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let deploy = repository.appendingPathComponent("deploy")
+    /// Compose services that are not WidgetBus executables run as daemons.
+    static let auxiliaryServices: Set<String> = ["postgres", "widgetctl"]
+
+    // MARK: - Tests
+
+    @Test("every service executable is a compose service and a local-runner service, and nothing else is")
+    func servicesMatchTheExecutables() throws {
+        let compose = try Self.compose()
+        let services = try Self.serviceExecutables()
+        #expect(!services.isEmpty)
+        let composeServices = Set(compose.services.keys)
+        for service in services {
+            #expect(composeServices.contains(service), "\(service) is an executable product but not a compose service")
+        }
+        for service in composeServices.subtracting(Self.auxiliaryServices) {
+            #expect(services.contains(service), "compose service \(service) is not an executable product of Package.swift")
+        }
+        #expect(composeServices.contains("postgres"), "the sync target")
+        #expect(composeServices.contains("widgetctl"), "widgetctl for `docker compose run --rm widgetctl …`")
+
+        let runner = try Self.run(Self.deploy.appendingPathComponent("local/widgetbus"), ["services"])
+        #expect(runner.status == 0, "\(runner.stderr)")
+        #expect(Set(runner.lines) == Set(services), "deploy/local/widgetbus runs \(runner.lines), the executables are \(services.sorted())")
+        #expect(runner.lines.first == "intent-handler", "the single writer starts first")
+    }
+
+    @Test("compose defines every variable each service reads, from topology.env or its environment")
+    func everyVariableIsDefined() throws {
+        let compose = try Self.compose()
+        let topology = try Self.topology()
+        for service in try Self.serviceExecutables().sorted() + ["widgetctl"] {
+            let definition = try #require(compose.services[service], "\(service) missing")
+            #expect(definition.envFile == ["topology.env"], "\(service) must take the topology from topology.env (env_file)")
+            let defined = topology.merging(definition.environmentStrings) { $1 }
+            for setting in try Self.settings(of: service) where !setting.isTestHook {
+                let value = defined[setting.variable]
+                #expect(value != nil, "\(service) reads \(setting.variable) (\(setting.purpose)) but compose does not define it")
+                #expect(value?.isEmpty == false, "\(service): \(setting.variable) is empty")
+            }
+            for (variable, value) in definition.environmentStrings where topology[variable] != nil {
+                Issue.record("\(service) overrides \(variable)=\(value) from topology.env: the topology has one source")
+            }
+        }
+    }
+
+    @Test("topology.env has every endpoint at its default port, hosted by the service that binds it")
+    func endpointsAreConsistent() throws {
+        let compose = try Self.compose()
+        let topology = try Self.topology()
+        var bound: [String: [Int]] = [:]  // service → ports of the endpoints it binds
+        for endpoint in BusEndpoint.all {
+            let value = try #require(topology[endpoint.variable], "topology.env lacks \(endpoint.variable) (\(endpoint.purpose))")
+            let (host, port) = try #require(Self.hostAndPort(value), "\(endpoint.variable)=\(value) is not tcp://host:port")
+            #expect(port == Self.hostAndPort(endpoint.defaultValue)?.port, "\(endpoint.variable) port differs from the default \(endpoint.defaultValue)")
+            #expect(compose.services[host] != nil, "\(endpoint.variable) names host \(host), which is not a compose service")
+            #expect(!Self.auxiliaryServices.contains(host))
+            if compose.services[host] != nil {
+                let reads = try Self.settings(of: host).map(\.variable)
+                #expect(reads.contains(endpoint.variable), "\(host) hosts \(endpoint.variable) but does not read it")
+            }
+            bound[host, default: []].append(port)
+        }
+        let known = Set(BusEndpoint.all.map(\.variable))
+        for (variable, value) in topology where value.hasPrefix("tcp://") {
+            #expect(known.contains(variable), "topology.env has \(variable), which is not in BusEndpoint.all")
+        }
+        // Nothing in topology.env that no service reads (a stale or misspelt name).
+        var readByAny: Set<String> = []
+        for service in try Self.serviceExecutables() + ["widgetctl"] {
+            readByAny.formUnion(try Self.settings(of: service).map(\.variable))
+        }
+        for variable in topology.keys {
+            #expect(readByAny.contains(variable), "topology.env sets \(variable), which no service reads")
+        }
+        // Published ports: only the service's own endpoints, same port inside and out, on loopback.
+        for (name, service) in compose.services {
+            for mapping in service.ports ?? [] {
+                let parts = mapping.split(separator: ":").map(String.init)
+                #expect(parts.count == 3 && parts[0] == "127.0.0.1", "\(name) publishes \(mapping): publish on 127.0.0.1 only (no authentication)")
+                guard parts.count == 3, let outside = Int(parts[1]), let inside = Int(parts[2]) else { continue }
+                #expect(outside == inside, "\(name) publishes \(mapping): keep the port so host-side widgetctl defaults work")
+                #expect(bound[name, default: []].contains(inside), "\(name) publishes \(inside), which is not one of its endpoints")
+            }
+        }
+    }
+
+    @Test("volumes, health checks, restart policies and start-up order by health")
+    func volumesHealthChecksAndOrder() throws {
+        let compose = try Self.compose()
+        let topology = try Self.topology()
+        let declaredVolumes = Set(compose.volumes?.keys.map { $0 } ?? [])
+        let pingable = try Self.pingableServices()
+        let owners: [String: String] = topology.compactMapValues { Self.hostAndPort($0)?.host }  // endpoint variable → host
+
+        for service in try Self.serviceExecutables().sorted() {
+            let definition = try #require(compose.services[service])
+            let environment = topology.merging(definition.environmentStrings) { $1 }
+            let reads = try Self.settings(of: service).map(\.variable)
+            #expect(definition.command == [service], "\(service) must run its own executable")
+            #expect(definition.image == compose.services["intent-handler"]?.image, "one image for every service")
+            #expect(["unless-stopped", "always", "on-failure"].contains(definition.restart ?? ""), "\(service) has no restart policy")
+
+            // Durable directories live on named volumes.
+            for variable in ["WIDGETBUS_DATA_DIR", "WIDGETBUS_SNAPSHOT_DIR"] where reads.contains(variable) {
+                let path = try #require(environment[variable], "\(service): \(variable) undefined")
+                let mount = definition.volumes?.first { $0.split(separator: ":").dropFirst().first.map(String.init) == path }
+                let volume = try #require(mount, "\(service) keeps \(variable)=\(path) on no volume").split(separator: ":")[0]
+                #expect(declaredVolumes.contains(String(volume)), "\(service) mounts \(volume), which is not a named volume")
+            }
+
+            // A health check that asks the service itself.
+            let check = try #require(definition.healthcheck?.test, "\(service) has no health check")
+            if pingable.contains(service) {
+                #expect(Array(check.prefix(4)) == ["CMD", "widgetctl", "ping", service], "\(service) answers ping: check with `widgetctl ping \(service)`, got \(check)")
+            } else {
+                #expect(check.joined(separator: " ").contains("widgetbus-connected"), "\(service) has no request socket: \(check) must ask the kernel about its connection")
+            }
+            #expect(definition.healthcheck?.interval != nil && definition.healthcheck?.retries != nil)
+
+            // It waits for the health of every service it connects to.
+            var needs: Set<String> = []
+            for variable in reads {
+                if let owner = owners[variable], owner != service { needs.insert(owner) }
+            }
+            if let url = environment["WIDGETBUS_SYNC_DATABASE_URL"], reads.contains("WIDGETBUS_SYNC_DATABASE_URL"),
+                let match = url.firstMatch(of: /@([A-Za-z0-9_.-]+)[:\/]/), compose.services[String(match.1)] != nil
+            {
+                needs.insert(String(match.1))
+            }
+            for dependency in needs {
+                #expect(
+                    definition.dependsOn?[dependency]?.condition == "service_healthy",
+                    "\(service) connects to \(dependency) and must wait for it: depends_on \(dependency): condition: service_healthy")
+            }
+        }
+
+        let postgres = try #require(compose.services["postgres"])
+        #expect(postgres.healthcheck?.test.contains("pg_isready") == true)
+        #expect(postgres.volumes?.contains { $0.hasSuffix(":/var/lib/postgresql/data") } == true, "PostgreSQL data on a named volume")
+        #expect(postgres.volumes?.contains { $0.hasPrefix("./postgres:/docker-entrypoint-initdb.d") } == true, "the schema of deploy/postgres/")
+
+        let widgetctl = try #require(compose.services["widgetctl"])
+        #expect(widgetctl.profiles?.isEmpty == false, "widgetctl runs on demand only (a profile)")
+        #expect(widgetctl.entrypoint == ["widgetctl"], "`docker compose run --rm widgetctl <command>`")
+        #expect(widgetctl.restart == "no")
+    }
+
+    @Test("the Dockerfile builds in a Swift 6 bookworm image and runs as a non-root user on bookworm-slim")
+    func dockerfile() throws {
+        let text = try String(contentsOf: Self.deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        #expect(text.firstMatch(of: /ARG SWIFT_IMAGE=swift:6\.\d+-bookworm/) != nil)
+        #expect(text.contains("ARG RUNTIME_IMAGE=debian:bookworm-slim"))
+        #expect(text.contains("--static-swift-stdlib"))
+        #expect(text.contains("libzmq3-dev") && text.contains("libzmq5") && text.contains("libsqlite3-0"))
+        #expect(text.contains("USER widgetbus"))
+        #expect(FileManager.default.isExecutableFile(atPath: Self.deploy.appendingPathComponent("bin/widgetbus-connected").path))
+        // The paths the image declares are the ones compose mounts volumes on.
+        let compose = try Self.compose()
+        for (variable, service) in [("WIDGETBUS_DATA_DIR", "intent-handler"), ("WIDGETBUS_SNAPSHOT_DIR", "snapshot-writer")] {
+            let path = try #require(compose.services[service]?.environmentStrings[variable])
+            #expect(text.contains("\(variable)=\(path)"), "the image's \(variable) should be \(path)")
+        }
+    }
+
+    // MARK: - Reading the deployment
+
+    struct ComposeFile: Decodable {
+        var services: [String: Service]
+        var volumes: [String: JSONValue]?
+    }
+
+    struct Service: Decodable {
+        struct Dependency: Decodable { var condition: String? }
+        struct HealthCheck: Decodable {
+            var test: [String]
+            var interval: String?
+            var retries: Int?
+        }
+
+        var image: String?
+        var command: [String]?
+        var entrypoint: [String]?
+        var envFile: [String]?
+        var environment: [String: JSONValue]?
+        var volumes: [String]?
+        var ports: [String]?
+        var dependsOn: [String: Dependency]?
+        var healthcheck: HealthCheck?
+        var restart: String?
+        var profiles: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case image, command, entrypoint, environment, volumes, ports, healthcheck, restart, profiles
+            case envFile = "env_file"
+            case dependsOn = "depends_on"
+        }
+
+        var environmentStrings: [String: String] {
+            (environment ?? [:]).compactMapValues { value in
+                switch value {
+                case .string(let text): text
+                case .number(let number): number == number.rounded() ? String(Int(number)) : String(number)
+                case .bool(let flag): String(flag)
+                default: nil
+                }
+            }
+        }
+    }
+
+    /// deploy/docker-compose.yml through PyYAML, as JSON.
+    static func compose() throws -> ComposeFile {
+        let script = "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)"
+        let result = try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, deploy.appendingPathComponent("docker-compose.yml").path])
+        guard result.status == 0 else {
+            Issue.record("reading docker-compose.yml with PyYAML failed (scripts/test.sh installs PyYAML): \(result.stderr)")
+            throw FixtureError.commandFailed(result)
+        }
+        return try JSONDecoder().decode(ComposeFile.self, from: result.stdoutData)
+    }
+
+    /// deploy/topology.env: VARIABLE=value lines.
+    static func topology() throws -> [String: String] {
+        let text = try String(contentsOf: deploy.appendingPathComponent("topology.env"), encoding: .utf8)
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && line.contains("=") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            values[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return values
+    }
+
+    /// The executable products of Package.swift, widgetctl aside.
+    static func serviceExecutables() throws -> [String] {
+        let manifest = try String(contentsOf: repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        return manifest.matches(of: /\.executable\(\s*name:\s*"([^"]+)"/).map { String($0.1) }.filter { $0 != "widgetctl" }
+    }
+
+    struct Setting: Sendable {
+        var variable: String
+        var purpose: String
+        /// A setting for tests only (its help says so): never part of a deployment.
+        var isTestHook: Bool { purpose.uppercased().contains("TEST HOOK") }
+    }
+
+    /// What an executable reads, from the "Environment:" section of its `--help` (generated from
+    /// the `EnvironmentSetting` list its command declares); for widgetctl, the union over its
+    /// subcommands.
+    static func settings(of executable: String) throws -> [Setting] {
+        if let cached = settingsCache.withLock({ $0[executable] }) { return cached }
+        var helps = [try help(executable, [])]
+        if executable == "widgetctl" {
+            for subcommand in subcommands(in: helps[0]) { helps.append(try help(executable, [subcommand])) }
+        }
+        var settings: [String: Setting] = [:]
+        for text in helps {
+            guard let section = text.range(of: "Environment:") else { continue }
+            for line in text[section.upperBound...].split(separator: "\n") {
+                guard let match = line.firstMatch(of: /^\s+(WIDGETBUS_[A-Z0-9_]+)\s+(.*)$/) else { continue }
+                settings[String(match.1)] = Setting(variable: String(match.1), purpose: String(match.2))
+            }
+        }
+        let result = settings.values.sorted { $0.variable < $1.variable }
+        #expect(!result.isEmpty, "\(executable) --help lists no Environment: section")
+        settingsCache.withLock { $0[executable] = result }
+        return result
+    }
+
+    /// Help texts are the same for every test of a run.
+    private static let settingsCache = Mutex<[String: [Setting]]>([:])
+
+    /// The services `widgetctl ping` knows: the values ArgumentParser lists for its argument.
+    static func pingableServices() throws -> Set<String> {
+        let text = try help("widgetctl", ["ping"])
+        guard let match = text.firstMatch(of: /\(values: ([^)]+)\)/) else {
+            Issue.record("cannot find the service list in `widgetctl ping --help`")
+            return []
+        }
+        return Set(match.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+    }
+
+    private static func help(_ executable: String, _ arguments: [String]) throws -> String {
+        let path = BusFixture.productsDirectory.appendingPathComponent(executable)
+        let result = try run(path, arguments + ["--help"])
+        guard result.status == 0 else {
+            Issue.record("\(executable) \(arguments.joined(separator: " ")) --help failed: \(result.stderr)")
+            throw FixtureError.commandFailed(result)
+        }
+        return result.stdout
+    }
+
+    /// Subcommand names from a help text's SUBCOMMANDS section.
+    private static func subcommands(in help: String) -> [String] {
+        guard let section = help.range(of: "SUBCOMMANDS:") else { return [] }
+        return help[section.upperBound...].split(separator: "\n").compactMap { line in
+            line.firstMatch(of: /^  ([a-z][a-z0-9-]*)\b/).map { String($0.1) }
+        }.filter { $0 != "help" }
+    }
+
+    static func hostAndPort(_ endpoint: String) -> (host: String, port: Int)? {
+        guard let match = endpoint.wholeMatch(of: /tcp:\/\/([^:\/]+):(\d+)/), let port = Int(match.2) else { return nil }
+        return (String(match.1), port)
+    }
+
+    static func run(_ executable: URL, _ arguments: [String]) throws -> CommandResult {
+        var environment = ProcessInfo.processInfo.environment
+        for variable in environment.keys where variable.hasPrefix("WIDGETBUS_") && variable != "WIDGETBUS_BIN_DIR" {
+            environment.removeValue(forKey: variable)
+        }
+        return try runCommand(executable, arguments, environment: environment)
+    }
+}

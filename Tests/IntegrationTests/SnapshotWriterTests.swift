@@ -1,0 +1,318 @@
+import Foundation
+import ServiceSupport
+import Synchronization
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+import ZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// snapshot-writer as the widgets rely on it: each file is what the widget would render from the
+/// state it names, readable at any instant, current after crashes, stops and hand deletions, and
+/// never outside its root.
+@Suite(.serialized)
+struct SnapshotWriterTests {
+    @Test func eachSnapshotIsTheTimelineOfTheSameStateVersion() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.timelineService)
+        try bus.start(.snapshotWriter)
+
+        #expect(try bus.sendRaw("SetTimeZone", user: "tara", body: #"{"timeZone":"Europe/Paris"}"#).status == 0)
+        let picker = try bus.send(.recordTension, user: "tara", body: #"{"level":3}"#)
+        #expect(try phasesMatchingTimelineService(bus, user: "tara", version: picker.version) == ["picker"])
+        let suggested = try bus.send(.recordTension, user: "tara", body: #"{"level":10}"#)
+        #expect(try phasesMatchingTimelineService(bus, user: "tara", version: suggested.version) == ["suggestion"])
+        guard case .tensionCheck(let state) = suggested.state, case .suggestion(_, let checkIn) = state.phase else {
+            Issue.record("expected a suggestion, got \(suggested.state)")
+            return
+        }
+        let done = try bus.send(.markInterventionDone, user: "tara", body: #"{"checkInId":"\#(checkIn.id)"}"#)
+        #expect(try phasesMatchingTimelineService(bus, user: "tara", version: done.version) == ["completed", "picker"])
+        #expect(try bus.tensionSnapshot(user: "tara", version: done.version).timeZone == "Europe/Paris")
+
+        // A new zone changes what the widget shows (its local days) without a new state version.
+        #expect(try bus.sendRaw("SetTimeZone", user: "tara", body: #"{"timeZone":"Asia/Tokyo"}"#).status == 0)
+        try bus.waitUntil("the snapshot is rewritten in the new zone", timeout: 10) {
+            try bus.snapshot(.tensionCheck, user: "tara", as: TensionCheckPhase.self)?.timeZone == "Asia/Tokyo"
+        }
+        #expect(try bus.snapshot(.tensionCheck, user: "tara", as: TensionCheckPhase.self)?.stateVersion == done.version)
+
+        let file = bus.snapshotURL(.tensionCheck, user: "tara")
+        let printed = try bus.widgetctl("snapshot", "TensionCheckWidget", "--user", "tara")
+        #expect(printed.status == 0)
+        #expect(printed.stdout == String(decoding: try Data(contentsOf: file), as: UTF8.self) + "\n")
+        #expect(try permissions(file) == 0o644)
+        #expect(try permissions(file.deletingLastPathComponent()) == 0o755)
+        #expect(try permissions(bus.snapshotRoot) == 0o755)
+    }
+
+    @Test func everyKindsSnapshotIsWhatTimelineServiceRenders() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.timelineService)
+        try bus.start(.snapshotWriter)
+
+        let messages: [(MessageType, String)] = [
+            (.recordTension, #"{"level":7}"#),
+            (.updateGoals, #"{"calorieTarget":2000}"#),
+            (.updateNutrition, #"{"calories":1200,"protein":80,"carbs":150,"fat":40}"#),
+            (.createGoal, #"{"title":"Ship the snapshot writer"}"#),
+            (.recordStressMeasurement, #"{"stressLevel":38,"hrvMilliseconds":52}"#),
+            (.updateJitterScores, #"{"crashRiskScore":72,"focusScore":64,"currentCaffeineLevel":120}"#),
+        ]
+        var versions: [WidgetApp: UInt64] = [:]
+        for (type, body) in messages {
+            let record = try bus.send(type, user: "kim", body: body)
+            versions[record.app] = record.version
+        }
+        #expect(Set(versions.keys) == Set(WidgetApp.allCases), "a message for every app")
+        for kind in WidgetKind.allCases {
+            try expectSnapshotMatchesTimelineService(bus, kind, user: "kim", version: try #require(versions[kind.app]))
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.appendingPathComponent("kim").path)
+        #expect(Set(files) == Set(WidgetKind.allCases.map { "\($0.rawValue).json" }))
+    }
+
+    @Test func everyReadParsesThroughRepeatedKillsAndTheFilesEndAtTheFinalState() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.snapshotWriter)
+        let users = (0..<4).map { "burst-\($0)" }
+        let reader = SnapshotReader(files: users.map { bus.snapshotURL(.tensionCheck, user: $0).path })
+        let burst = try IntentBurst(endpoint: bus.endpoint(.intents), users: users, count: 3_000)
+
+        var kills = 0
+        while !burst.isFinished {
+            usleep(UInt32.random(in: 150_000...300_000))
+            bus.kill9(.snapshotWriter)
+            kills += 1
+            try bus.start(.snapshotWriter)
+        }
+        let finalStates = try burst.finalStates()
+        for (user, record) in finalStates {
+            let snapshot = try bus.snapshot(.tensionCheck, user: user, as: JSONValue.self, version: record.version)
+            let expected = record.state.timeline(for: .tensionCheck, now: snapshot.generatedAt, timeZone: .gmt)
+            expectSameTimeline(snapshot, try bus.codec.decode(DecodedSnapshot<JSONValue>.Timeline.self, from: bus.codec.encode(expected)))
+        }
+        let reads = reader.stop()
+
+        #expect(kills >= 3, "the burst ended before snapshot-writer was killed repeatedly")
+        #expect(finalStates.count == users.count)
+        #expect(reads.parsed > 100)
+        #expect(reads.failures.isEmpty, "\(reads.failures.count) of \(reads.parsed) reads failed: \(reads.failures.prefix(3))")
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: bus.snapshotRoot.path)
+            .filter { AtomicFileWriter.isTemporaryFile(($0 as NSString).lastPathComponent) }
+        #expect(leftovers.isEmpty, "temporary files of killed writes must be removed at start")
+    }
+
+    @Test func catchesUpAfterAStopRecreatesDeletedFilesAndLeavesCurrentOnesAlone() throws {
+        let bus = try BusFixture()
+        let quickDiskCheck = ["WIDGETBUS_SNAPSHOT_DISK_CHECK_S": "1"]
+        try bus.start(.intentHandler)
+        try bus.start(.snapshotWriter, extraEnvironment: quickDiskCheck)
+        var versions: [String: UInt64] = [:]
+        for (user, level) in [("uma", 3), ("vic", 7), ("wes", 0)] {
+            versions[user] = try bus.send(.recordTension, user: user, body: #"{"level":\#(level)}"#).version
+            _ = try bus.tensionSnapshot(user: user, version: versions[user]!)
+        }
+        let untouched = inode(bus.snapshotURL(.tensionCheck, user: "wes"))
+        #expect(bus.stop(.snapshotWriter) == 0, "SIGTERM must end snapshot-writer with status 0")
+
+        let missed = try bus.send(.recordTension, user: "uma", body: #"{"level":10}"#)
+        try FileManager.default.removeItem(at: bus.snapshotURL(.tensionCheck, user: "vic"))
+        try bus.start(.snapshotWriter, extraEnvironment: quickDiskCheck)
+
+        let caughtUp = try bus.tensionSnapshot(user: "uma", version: missed.version)
+        #expect(caughtUp.timeline.entries.map(\.content.name) == ["suggestion"])
+        _ = try bus.tensionSnapshot(user: "vic", version: versions["vic"]!)
+        #expect(inode(bus.snapshotURL(.tensionCheck, user: "wes")) == untouched, "a current file is not rewritten")
+
+        try FileManager.default.removeItem(at: bus.snapshotURL(.tensionCheck, user: "wes"))
+        _ = try bus.tensionSnapshot(user: "wes", version: versions["wes"]!)  // at the next disk check
+    }
+
+    @Test func aStopWritesWhatIsStillCoalescing() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "5000"])
+        usleep(300_000)  // the subscription reaches the publisher
+        let record = try bus.send(.recordTension, user: "xena", body: #"{"level":5}"#)
+        usleep(1_200_000)  // the event, or a heartbeat revealing its loss, has arrived; the write waits 5 s
+        #expect(try bus.snapshot(.tensionCheck, user: "xena", as: TensionCheckPhase.self) == nil)
+
+        #expect(bus.stop(.snapshotWriter) == 0)
+        #expect(try bus.snapshot(.tensionCheck, user: "xena", as: TensionCheckPhase.self)?.stateVersion == record.version)
+    }
+
+    @Test func pathTraversalUserIDsNeverBecomeFiles() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.snapshotWriter)
+        let raw = try RawClient(endpoint: bus.endpoint(.intents))
+        for user in ["..", "../escaped", "../../escaped", "a/../../escaped", "/tmp/escaped", #"nul\u0000byte"#, #"back\\slash"#] {
+            let payload = RawClient.envelope(type: "RecordTensionIntent", user: user, body: #"{"level":3}"#)
+            #expect(try raw.errorReply(toJSON: payload)?.body.code == .invalidUser, "user \(user)")
+        }
+        let record = try bus.send(.recordTension, user: "yara", body: #"{"level":3}"#)
+        _ = try bus.tensionSnapshot(user: "yara", version: record.version)  // the refused ones came first
+
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.path) == ["yara"])
+        for escaped in ["../escaped", "../../escaped"] {
+            #expect(!FileManager.default.fileExists(atPath: bus.snapshotRoot.appendingPathComponent(escaped).standardized.path))
+        }
+        let unsafe = try bus.widgetctl("snapshot", "TensionCheckWidget", "--user", "../data")
+        #expect(unsafe.status == 1)
+        #expect(unsafe.stderr.contains("refused as a snapshot path"))
+        let missing = try bus.widgetctl("snapshot", "TensionCheckWidget", "--user", "nobody")
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no snapshot at"))
+    }
+
+    // MARK: - Helpers
+
+    /// Waits for the snapshot file of `kind` at `version` and compares it field by field with
+    /// timeline-service's timeline of the same state version.
+    func expectSnapshotMatchesTimelineService(_ bus: BusFixture, _ kind: WidgetKind, user: String, version: UInt64) throws {
+        let snapshot = try bus.snapshot(kind, user: user, as: JSONValue.self, version: version)
+        let timeline = try bus.timeline(kind, user: user, as: JSONValue.self, atLeastVersion: version)
+        #expect(snapshot.schemaVersion == 1)
+        #expect(snapshot.kind == timeline.kind)
+        #expect(snapshot.user == timeline.user)
+        #expect(snapshot.stateVersion == timeline.stateVersion)
+        expectSameTimeline(snapshot, .init(entries: timeline.entries, policy: timeline.policy))
+    }
+
+    /// The phases the Tension Check snapshot at `version` shows, once checked against timeline-service.
+    func phasesMatchingTimelineService(_ bus: BusFixture, user: String, version: UInt64) throws -> [String] {
+        try expectSnapshotMatchesTimelineService(bus, .tensionCheck, user: user, version: version)
+        return try bus.tensionSnapshot(user: user, version: version).timeline.entries.map(\.content.name)
+    }
+
+    /// The snapshot's timeline is `expected`, built at another instant: every date in it, inside
+    /// entries too, is either the same instant (it comes from the state, like `resetAt`) or moved
+    /// by exactly the shift between the two builds (it comes from their `now`).
+    func expectSameTimeline(_ snapshot: DecodedSnapshot<JSONValue>, _ expected: DecodedSnapshot<JSONValue>.Timeline) {
+        let built = snapshot.timeline
+        #expect(built.entries.first?.date == snapshot.generatedAt, "the timeline is built at generatedAt")
+        let shift = (expected.entries.first?.date).map { $0.timeIntervalSince(snapshot.generatedAt) } ?? 0
+        func same(_ built: Date, _ expected: Date) -> Bool {
+            let offset = expected.timeIntervalSince(built)
+            return abs(offset) < 0.001 || abs(offset - shift) < 0.001
+        }
+        func same(_ built: JSONValue, _ expected: JSONValue) -> Bool {
+            switch (built, expected) {
+            case (.string(let a), .string(let b)):
+                guard let a = WireDate.parse(a), let b = WireDate.parse(b) else { return built == expected }
+                return same(a, b)
+            case (.array(let a), .array(let b)):
+                return a.count == b.count && zip(a, b).allSatisfy(same)
+            case (.object(let a), .object(let b)):
+                return Set(a.keys) == Set(b.keys) && a.allSatisfy { same($0.value, b[$0.key]!) }
+            default:
+                return built == expected
+            }
+        }
+        #expect(built.entries.count == expected.entries.count)
+        for (entry, expectedEntry) in zip(built.entries, expected.entries) {
+            #expect(same(entry.date, expectedEntry.date) && same(entry.content, expectedEntry.content),
+                    "\(snapshot.kind.rawValue) entry \(entry) differs from \(expectedEntry)")
+        }
+        switch (built.policy, expected.policy) {
+        case (.after(let date), .after(let expectedDate)):
+            #expect(same(date, expectedDate), "policy dates \(date) and \(expectedDate)")
+        case (let policy, let expectedPolicy):
+            #expect(policy == expectedPolicy)
+        }
+    }
+
+    func permissions(_ url: URL) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+    }
+
+    func inode(_ url: URL) -> UInt64? {
+        var info = stat()
+        return stat(url.path, &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+}
+
+/// Parses the given snapshot files over and over on a thread of its own, as a widget might read
+/// them at any instant. A file that existed once must never be missing again.
+final class SnapshotReader: Sendable {
+    struct Reads: Sendable {
+        var parsed = 0
+        var failures: [String] = []
+    }
+
+    private let reads = Mutex(Reads())
+    private let stopSignal = StopSignal()
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(files: [String]) {
+        let thread = Thread { [self] in
+            let codec = WireCodec()
+            var seen = Set<String>()
+            while !stopSignal.isRequested {
+                for file in files {
+                    guard let data = FileManager.default.contents(atPath: file) else {
+                        if seen.contains(file) { reads.withLock { $0.failures.append("\(file) vanished") } }
+                        continue
+                    }
+                    seen.insert(file)
+                    let parsed = (try? codec.decode(DecodedSnapshot<TensionCheckPhase>.self, from: data)) != nil
+                    reads.withLock { reads in
+                        if parsed { reads.parsed += 1 } else { reads.failures.append(String(decoding: data.prefix(200), as: UTF8.self)) }
+                    }
+                }
+            }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    func stop() -> Reads {
+        stopSignal.request()
+        finished.wait()
+        return reads.withLock { $0 }
+    }
+}
+
+/// A few thousand Tension Check intents over a few users, sent as fast as intent-handler takes
+/// them (many in flight on one DEALER) from a thread of its own.
+final class IntentBurst: Sendable {
+    private let outcome = Mutex<Result<[String: StateRecord], any Error>?>(nil)
+
+    init(endpoint: String, users: [String], count: Int) throws {
+        let context = try ZMQContext()
+        let thread = Thread { [self] in
+            let result = Result<[String: StateRecord], any Error> {
+                let codec = WireCodec()
+                let client = try PipelinedClient(context: context, endpoint: endpoint)
+                var latest: [String: StateRecord] = [:]
+                try client.exchange(count: count, window: 64) { index in
+                    let envelope = Envelope(
+                        type: MessageType.recordTension.rawValue, user: users[index % users.count],
+                        body: RecordTensionBody(level: [3, 7, 0, 10, 5][(index / users.count) % 5]))
+                    return try codec.encode(envelope)
+                } reply: { payload in
+                    let record = try codec.decode(Envelope<StateRecord>.self, from: payload).body
+                    if record.version > latest[record.user]?.version ?? 0 { latest[record.user] = record }
+                }
+                return latest
+            }
+            context.terminate()
+            outcome.withLock { $0 = result }
+        }
+        thread.start()
+    }
+
+    var isFinished: Bool { outcome.withLock { $0 != nil } }
+
+    /// The last state committed for each user.
+    func finalStates() throws -> [String: StateRecord] {
+        try outcome.withLock { $0 }!.get()
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ServiceSupport
+
+/// AtomicFileWriter on the real file system: content, modes, leftovers, failures, and a reader
+/// that never sees a torn file.
+struct AtomicFileWriterTests {
+    let root: String
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)").path
+    }
+
+    func mode(_ path: String) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+    }
+
+    func entries(_ directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+    }
+
+    @Test func writesAndReplacesContentCreatingFoldersWithSafeModes() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/alice/Widget.json"
+        try AtomicFileWriter().write(Data("first".utf8), to: file)
+        try AtomicFileWriter().write(Data("second".utf8), to: file)
+
+        #expect(FileManager.default.contents(atPath: file) == Data("second".utf8))
+        #expect(try mode(file) == 0o644)
+        #expect(try mode(root + "/alice") == 0o755)
+        #expect(try mode(root) == 0o755)
+        #expect(try entries(root + "/alice") == ["Widget.json"], "no temporary file is left behind")
+    }
+
+    @Test func anEmptyFileIsAFile() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try AtomicFileWriter().write(Data(), to: root + "/empty.json")
+        #expect(FileManager.default.contents(atPath: root + "/empty.json") == Data())
+    }
+
+    @Test func aFailedWriteLeavesTheOldFileAndNoTemporaryFile() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/kept.json"
+        try AtomicFileWriter().write(Data("old".utf8), to: file)
+        try FileManager.default.createDirectory(atPath: root + "/occupied.json", withIntermediateDirectories: false)
+
+        #expect(throws: AtomicFileWriter.Failure.self) {
+            try AtomicFileWriter().write(Data("new".utf8), to: root + "/occupied.json")  // rename over a folder fails
+        }
+        #expect(throws: AtomicFileWriter.Failure.self) {
+            try AtomicFileWriter().write(Data("new".utf8), to: file + "/below-a-file.json")
+        }
+        #expect(FileManager.default.contents(atPath: file) == Data("old".utf8))
+        #expect(try entries(root) == ["kept.json", "occupied.json"])
+    }
+
+    @Test func writesManyFilesConcurrentlyAndReportsEachFailureByIndex() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try AtomicFileWriter().write(Data("a file".utf8), to: root + "/blocker")
+        var files = (0..<40).map { (data: Data("content \($0)".utf8), path: root + "/user-\($0 % 10)/file-\($0).json") }
+        files.insert((Data("never".utf8), root + "/blocker/below-a-file.json"), at: 7)
+
+        let failures = AtomicFileWriter().write(files, concurrency: 8)
+        #expect(Array(failures.keys) == [7])
+        for (index, file) in files.enumerated() where index != 7 {
+            #expect(FileManager.default.contents(atPath: file.path) == file.data)
+        }
+        #expect(AtomicFileWriter.removeTemporaryFiles(under: root).isEmpty)
+    }
+
+    @Test func removesOnlyTheTemporaryFilesACrashLeft() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try AtomicFileWriter().write(Data("{}".utf8), to: root + "/bob/Widget.json")
+        for leftover in ["/bob/.Widget.json.k3j2h1.tmp", "/.top.json.a.tmp"] {
+            #expect(FileManager.default.createFile(atPath: root + leftover, contents: Data("torn".utf8)))
+        }
+        #expect(FileManager.default.createFile(atPath: root + "/bob/notes.tmp", contents: nil))
+
+        let removed = AtomicFileWriter.removeTemporaryFiles(under: root)
+        #expect(removed.count == 2)
+        #expect(try entries(root) == ["bob"])
+        #expect(try entries(root + "/bob") == ["Widget.json", "notes.tmp"])
+        #expect(AtomicFileWriter.removeTemporaryFiles(under: root + "/missing").isEmpty)
+    }
+
+    @Test func aConcurrentReaderSeesTheOldOrTheNewContentNeverATornOne() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/busy.json"
+        let contents = ["a", "b"].map { Data(String(repeating: $0, count: 256 * 1024).utf8) }
+        try AtomicFileWriter().write(contents[0], to: file)
+
+        let stop = StopSignal()
+        let reads = Mutex((total: 0, torn: 0))
+        let done = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            while !stop.isRequested {
+                let read = FileManager.default.contents(atPath: file)
+                reads.withLock { $0.total += 1; $0.torn += contents.contains(read ?? Data()) ? 0 : 1 }
+            }
+            done.signal()
+        }
+        reader.start()
+        for round in 1...60 {
+            try AtomicFileWriter().write(contents[round % 2], to: file)
+        }
+        stop.request()
+        done.wait()
+
+        let (total, torn) = reads.withLock { $0 }
+        #expect(total > 0)
+        #expect(torn == 0, "\(torn) of \(total) reads saw a missing or torn file")
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+import ZeroMQ
+
+@testable import ServiceSupport
+
+/// MetricsReplica against a scripted metrics-ingest: the Clone-pattern engine it shares with the
+/// state replica, driven through metrics events and snapshots.
+@Suite(.serialized)
+struct MetricsReplicaTests {
+    final class ScriptedMetricsOwner {
+        let context: ZMQContext
+        let publisher: ZMQSocket
+        let snapshots: ZMQSocket
+        let eventsEndpoint: String
+        let snapshotEndpoint: String
+        let codec = WireCodec()
+
+        init() throws {
+            context = try ZMQContext()
+            publisher = try ZMQSocket(context: context, type: .pub)
+            try publisher.setLinger(milliseconds: 0)
+            try publisher.bind("tcp://127.0.0.1:*")
+            eventsEndpoint = try publisher.lastEndpoint
+            snapshots = try ZMQSocket(context: context, type: .router)
+            try snapshots.setLinger(milliseconds: 0)
+            try snapshots.bind("tcp://127.0.0.1:*")
+            snapshotEndpoint = try snapshots.lastEndpoint
+        }
+
+        deinit {
+            publisher.close()
+            snapshots.close()
+            context.terminate()
+        }
+
+        static func aggregate(score: Int) -> MetricsAggregate {
+            MetricsAggregate(latestStress: StressMeasurement(stressLevel: score, measuredAt: Date(timeIntervalSince1970: 1_795_339_800)))
+        }
+
+        func publish(sequence: UInt64, user: String, score: Int) throws {
+            let body = MetricsChangedBody(sequence: sequence, causedBy: "push-\(sequence)", user: user, aggregate: Self.aggregate(score: score))
+            try publisher.send([Data(Topic.metrics(user: user).utf8), try codec.encode(Envelope(type: MessageType.metricsChanged.rawValue, user: user, body: body))])
+        }
+
+        /// Answers one pending snapshot request (waiting up to a second for it) and returns its prefix.
+        func answerSnapshot(_ snapshot: MetricsSnapshotBody) throws -> String? {
+            let ready = try ZMQPoller.poll([(snapshots, .readable)], timeoutMilliseconds: 1_000)
+            guard ready[0].contains(.readable), let frames = try snapshots.receiveMessage() else { return nil }
+            let message = RoutedMessage(frames: frames)
+            let request = try MetricsRequest.decode(try #require(message.payload), codec: codec)
+            try snapshots.send(message.reply(try codec.reply(to: request.id, user: nil, type: .metricsSnapshotReply, body: snapshot)))
+            guard case .snapshot(let prefix) = request.body else { return nil }
+            return prefix
+        }
+    }
+
+    func pump(_ replica: MetricsReplica, until condition: () -> Bool) throws -> [MetricsReplica.Change] {
+        var changes: [MetricsReplica.Change] = []
+        let deadline = Date().addingTimeInterval(2)
+        while !condition(), Date() < deadline {
+            let ready = try ZMQPoller.poll(replica.pollItems, timeoutMilliseconds: 20)
+            changes += try replica.handle(ready: ready[...])
+        }
+        return changes
+    }
+
+    @Test func followsMetricsIngestThroughSnapshotsEventsAndGaps() throws {
+        let owner = try ScriptedMetricsOwner()
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let replica = try MetricsReplica(
+            context: context, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint,
+            codec: WireCodec(), logger: Logger(label: "test"))
+        defer { replica.close() }
+
+        let ann = MetricsRecord(user: "ann", version: 2, aggregate: ScriptedMetricsOwner.aggregate(score: 20))
+        #expect(try owner.answerSnapshot(MetricsSnapshotBody(sequence: 2, aggregates: [ann])) == "metrics.")
+        var changes = try pump(replica) { replica.isSynced }
+        #expect(replica.sequence == 2 && replica.record(user: "ann") == ann)
+        #expect(changes.map(\.user) == ["ann"] && changes[0].causedBy == nil)
+
+        usleep(200_000)  // the subscription reaches the publisher
+        try owner.publish(sequence: 2, user: "old", score: 1)  // already in the snapshot: ignored
+        try owner.publish(sequence: 3, user: "ben", score: 55)
+        changes = try pump(replica) { replica.sequence == 3 }
+        #expect(changes.map(\.user) == ["ben"] && changes[0].causedBy == "push-3")
+        #expect(replica.record(user: "ben")?.aggregate.latestStress?.stressLevel == 55)
+        #expect(replica.record(user: "old") == nil)
+
+        try owner.publish(sequence: 5, user: "cat", score: 70)  // 4 was lost
+        _ = try pump(replica) { !replica.isSynced }
+        #expect(!replica.isSynced, "a gap must trigger a re-snapshot")
+        let cat = MetricsRecord(user: "cat", version: 5, aggregate: ScriptedMetricsOwner.aggregate(score: 70))
+        #expect(try owner.answerSnapshot(MetricsSnapshotBody(sequence: 5, aggregates: [ann, cat])) != nil)
+        changes = try pump(replica) { replica.isSynced }
+        #expect(replica.sequence == 5)
+        #expect(changes.map(\.user) == ["cat"], "only what differs is reported")
+        #expect(replica.record(user: "ben") == nil, "what the owner no longer has is dropped")
+    }
+}
