@@ -5,20 +5,37 @@ import WidgetBusProtocol
 import WidgetDomain
 
 /// The snapshot files under one root, mirroring the replica: it knows what each file reflects
-/// (its stamp), writes a widget's snapshot only when its file reflects another state, and
-/// re-reads the disk when asked, so a file deleted or damaged by hand is caught.
+/// (its stamp) and when its timeline runs out, writes a widget's snapshot only when its file
+/// reflects another state or has run out, and re-reads the disk when asked, so a file deleted
+/// or damaged by hand is caught.
 final class SnapshotFiles {
-    let root: String
+    /// A file's content as far as being current goes.
+    private struct Reflected {
+        var stamp: WidgetSnapshot.Stamp
+        var validUntil: Date?
+
+        /// Whether the file shows what `stamp` says at `now`.
+        func isCurrent(for stamp: WidgetSnapshot.Stamp?, at now: Date) -> Bool {
+            self.stamp == stamp && validUntil.map { now < $0 } ?? true
+        }
+    }
+
+    /// The soonest a file is rewritten for time alone: a timeline that runs out the moment it is
+    /// built would otherwise be rewritten on every turn.
+    static let minimumRefresh: TimeInterval = 1
+    /// How long a failed write waits before it is tried again (unless a change comes first).
+    static let retryDelay: TimeInterval = 1
+
     private let writer = AtomicFileWriter()
+    private let root: String
     private let codec: WireCodec
     private let logger: Logger
     /// What each file reflects, as last written or read; absent when missing or unreadable.
-    private var stamps: [SnapshotPath: WidgetSnapshot.Stamp] = [:]
+    private var reflected: [SnapshotPath: Reflected] = [:]
+    /// Files to write again at a date of their own: when their timeline runs out, or to retry.
+    private var refreshes = RefreshSchedule<SnapshotPath>()
     /// Files written since start.
     private(set) var writeCount = 0
-    /// Writes in flight at once: the file system commits concurrent fsyncs together, so eight
-    /// write several times more files per second than one (docs/SNAPSHOTS.md).
-    static let writesInFlight = 8
 
     /// Creates the root and removes the temporary files a crash left under it.
     init(root: String, codec: WireCodec, logger: Logger) throws {
@@ -42,41 +59,63 @@ final class SnapshotFiles {
         }
     }
 
-    /// Reads the file of every widget of the replicas and returns those that do not reflect what
-    /// they hold: missing, unreadable, of another schema, version or zone.
-    func pathsDifferingFromDisk(in replica: WidgetReplicas) -> [SnapshotPath] {
+    /// Reads the file of every widget of the replicas and returns those that are not current:
+    /// missing, unreadable, of another schema, widget, version or zone, or run out.
+    func pathsDifferingFromDisk(in replica: WidgetReplicas, now: Date = Date()) -> [SnapshotPath] {
         replica.allWidgets.compactMap { widget in
             guard let path = path(for: widget) else { return nil }
-            stamps[path] = FileManager.default.contents(atPath: path.file).flatMap {
-                try? codec.decode(WidgetSnapshot.Stamp.self, from: $0)
+            let onDisk = FileManager.default.contents(atPath: path.file).flatMap {
+                try? codec.decode(WidgetSnapshot.Header.self, from: $0)
             }
-            return stamps[path] == replica.snapshotStamp(user: path.user, kind: path.kind) ? nil : path
+            reflected[path] = onDisk.map { Reflected(stamp: $0.stamp, validUntil: $0.validUntil) }
+            guard let current = reflected[path], current.isCurrent(for: replica.snapshotStamp(user: path.user, kind: path.kind), at: now)
+            else { return path }
+            scheduleRefresh(path, validUntil: current.validUntil, now: now)
+            return nil
         }
     }
 
-    /// Writes the replica's current snapshot to each of `paths` whose file reflects another
-    /// state, ``writesInFlight`` at a time. A failed write is logged and retried at the next
-    /// disk check, or sooner by a new change.
+    /// The files due for a refresh at `now`: their timeline ran out, or their write failed.
+    func refreshesDue(now: Date = Date()) -> [SnapshotPath] {
+        refreshes.takeDue(now: now)
+    }
+
+    /// How long until the next refresh is due; nil when none is scheduled.
+    func timeUntilNextRefresh(now: Date = Date()) -> Duration? {
+        refreshes.timeUntilNextDue(now: now)
+    }
+
+    /// Writes the replica's current snapshot to each of `paths` whose file is not current,
+    /// ``WidgetSnapshot/writesInFlight`` at a time. A failed write is logged and tried again
+    /// after ``retryDelay``, or sooner by a new change.
     func write(_ paths: [SnapshotPath], from replica: WidgetReplicas, now: Date = Date()) {
-        var pending: [(path: SnapshotPath, stamp: WidgetSnapshot.Stamp, data: Data)] = []
+        var pending: [(path: SnapshotPath, snapshot: WidgetSnapshot, data: Data)] = []
         for path in paths {
-            guard let snapshot = replica.snapshot(user: path.user, kind: path.kind, now: now), stamps[path] != snapshot.stamp
+            guard let snapshot = replica.snapshot(user: path.user, kind: path.kind, now: now),
+                reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true
             else { continue }
             do {
-                pending.append((path, snapshot.stamp, try codec.encode(snapshot)))
+                pending.append((path, snapshot, try codec.encode(snapshot)))
             } catch {
                 logger.error("snapshot not encodable", metadata: ["file": "\(path)", "error": "\(error)"])
             }
         }
-        let failures = writer.write(pending.map { ($0.data, $0.path.file) }, concurrency: Self.writesInFlight)
+        let failures = writer.write(pending.map { ($0.data, $0.path.file) }, concurrency: WidgetSnapshot.writesInFlight)
         for (index, write) in pending.enumerated() {
             if let error = failures[index] {
                 logger.error("snapshot write failed", metadata: ["file": "\(write.path)", "error": "\(error)"])
+                refreshes.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {
-                stamps[write.path] = write.stamp
+                reflected[write.path] = Reflected(stamp: write.snapshot.stamp, validUntil: write.snapshot.validUntil)
+                scheduleRefresh(write.path, validUntil: write.snapshot.validUntil, now: now)
                 writeCount += 1
             }
         }
+    }
+
+    private func scheduleRefresh(_ path: SnapshotPath, validUntil: Date?, now: Date) {
+        guard let validUntil else { return }
+        refreshes.schedule(path, at: max(validUntil, now.addingTimeInterval(Self.minimumRefresh)))
     }
 }
 
@@ -86,7 +125,7 @@ extension WidgetReplicas {
     func snapshotStamp(user: String, kind: WidgetKind) -> WidgetSnapshot.Stamp? {
         guard hasContent(user: user, kind: kind) else { return nil }
         return WidgetSnapshot.Stamp(
-            stateVersion: state.record(user: user, app: kind.app)?.version ?? 0,
+            kind: kind, user: user, stateVersion: state.record(user: user, app: kind.app)?.version ?? 0,
             metricsVersion: kind.showsMetrics ? metrics.record(user: user)?.version ?? 0 : nil,
             timeZone: timeZoneIdentifier(user: user))
     }

@@ -7,9 +7,9 @@ import ZeroMQ
 
 /// Keeps one snapshot file per user and widget kind equal to intent-handler's state (and, for the
 /// Stress Monitor widget, metrics-ingest's aggregate): a replica of each (re-synced from snapshots
-/// at start and on any gap), a coalescing schedule of the files their changes touch, and a check
-/// of every file against the disk after each re-sync and periodically, so a file deleted by hand
-/// or missed while stopped is rewritten.
+/// at start and on any gap), a coalescing schedule of the files their changes touch, a refresh of
+/// every file when its timeline runs out, and a check of every file against the disk after each
+/// re-sync and periodically, so a file deleted by hand or missed while stopped is rewritten.
 struct SnapshotWriterService: Service {
     struct Configuration: Sendable {
         var stateEventsEndpoint: String
@@ -70,13 +70,15 @@ struct SnapshotWriterService: Service {
             ])
 
         while !stop.isRequested {
-            let wait = min(Self.pollInterval, schedule.timeUntilNextDue(now: clock.now) ?? Self.pollInterval)
+            let wait = [schedule.timeUntilNextDue(now: clock.now), files.timeUntilNextRefresh()].compactMap { $0 }
+                .reduce(Self.pollInterval, min)
             let ready = try ZMQPoller.poll(replicas.pollItems, timeoutMilliseconds: Int(wait.millisecondsRoundedUp))
             let changed = try replicas.handle(ready: ready[...])
             let now = clock.now
             for affected in changed {
                 if let path = files.path(for: affected.widget) { schedule.add(path, now: now) }
             }
+            for path in files.refreshesDue() { schedule.add(path, now: now) }
             if replicas.snapshotCount != checkedSnapshots || now >= nextDiskCheck {
                 checkedSnapshots = replicas.snapshotCount
                 nextDiskCheck = now + configuration.diskCheckInterval
@@ -101,19 +103,6 @@ extension EnvironmentSetting {
     static let snapshotDiskCheck = EnvironmentSetting(
         variable: "WIDGETBUS_SNAPSHOT_DISK_CHECK_S", defaultValue: "60",
         purpose: "seconds between checks that rewrite snapshot files deleted or changed on disk")
-
-    /// The setting as a whole number within `range`; anything else stops the service at start.
-    func integer(in environment: [String: String], range: ClosedRange<Int>) throws -> Int {
-        let text = resolve(in: environment)
-        guard let value = Int(text), range.contains(value) else {
-            throw InvalidSetting(description: "\(variable) must be a whole number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
-        }
-        return value
-    }
-}
-
-struct InvalidSetting: Error, CustomStringConvertible {
-    let description: String
 }
 
 extension Duration {

@@ -10,10 +10,6 @@ struct SyncAgentConfiguration: Sendable {
         case postgres(PostgresURL)
     }
 
-    struct Invalid: Error, CustomStringConvertible {
-        let description: String
-    }
-
     static let databaseURL = EnvironmentSetting(
         variable: "WIDGETBUS_SYNC_DATABASE_URL", defaultValue: "none: SQLite file sync-target.sqlite in WIDGETBUS_DATA_DIR",
         purpose: "sync target: postgres:// or postgresql:// URL (Supabase; sslmode, sslrootcert)")
@@ -64,29 +60,17 @@ struct SyncAgentConfiguration: Sendable {
             do {
                 target = .postgres(try PostgresURL(url))
             } catch {
-                throw Invalid(description: "\(Self.databaseURL.variable): \(error)")
+                throw InvalidSetting("\(Self.databaseURL.variable): \(error)")
             }
         }
-        sweepInterval = try Self.seconds(Self.interval, environment, minimum: 0.01)
+        let year = 86_400.0 * 365
+        sweepInterval = try Self.interval.seconds(in: environment, range: 0.01...year)
         backoff = SyncBackoff(
-            base: try Self.seconds(Self.backoffBase, environment, minimum: 0),
-            cap: try Self.seconds(Self.backoffCap, environment, minimum: 0))
-        guard let concurrency = Int(Self.concurrency.resolve(in: environment)), (1...256).contains(concurrency) else {
-            throw Invalid(description: "\(Self.concurrency.variable) must be an integer from 1 to 256")
-        }
-        self.concurrency = concurrency
-        databaseTimeout = try Self.seconds(Self.databaseTimeout, environment, minimum: 0.1)
-        guard let pause = Int(Self.testPauseBeforeAcknowledgement.resolve(in: environment)), pause >= 0 else {
-            throw Invalid(description: "\(Self.testPauseBeforeAcknowledgement.variable) must be a whole number of milliseconds")
-        }
+            base: try Self.backoffBase.seconds(in: environment, range: 0...year),
+            cap: try Self.backoffCap.seconds(in: environment, range: 0...year))
+        concurrency = try Self.concurrency.integer(in: environment, range: 1...256)
+        databaseTimeout = try Self.databaseTimeout.seconds(in: environment, range: 0.1...year)
+        let pause = try Self.testPauseBeforeAcknowledgement.integer(in: environment, range: 0...Int(Int32.max))
         pauseBeforeAcknowledgement = pause > 0 ? .milliseconds(pause) : nil
-    }
-
-    private static func seconds(_ setting: EnvironmentSetting, _ environment: [String: String], minimum: Double) throws -> Duration {
-        let text = setting.resolve(in: environment)
-        guard let value = Double(text), value.isFinite, value >= minimum, value <= 86_400 * 365 else {
-            throw Invalid(description: "\(setting.variable) must be a number of seconds ≥ \(minimum), got \(text)")
-        }
-        return .milliseconds(Int64((value * 1000).rounded()))
     }
 }

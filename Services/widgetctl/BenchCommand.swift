@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
-import Histogram
 import ServiceSupport
-import Synchronization
 import WidgetBusProtocol
-import ZeroMQ
 
 /// Measures intent round trips through a running intent-handler next to a raw libzmq REQ/REP
 /// round trip of the same message size, in the same run, so the figures are comparable on a
@@ -27,33 +24,21 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Write the results as JSON to this file.")
     var json: String?
 
-    struct Measurement: Codable {
-        var name: String
-        var requests: Int
-        var payloadBytes: Int
-        var seconds: Double
-        var perSecond: Double
-        var p50Microseconds: UInt64
-        var p99Microseconds: UInt64
-        var p999Microseconds: UInt64
-        var errors: Int
-    }
-
     func run() throws {
         let codec = WireCodec()
         let endpoint = BusEndpoint.intents.resolve(in: ProcessInfo.processInfo.environment)
         let runID = String(UUID().uuidString.prefix(8)).lowercased()
         let payloadBytes = try intentPayload(codec: codec, runID: runID, round: 0, index: 0).count
 
-        var baselines: [Measurement] = []
-        var intents: [Measurement] = []
+        var baselines: [RoundTripMeasurement] = []
+        var intents: [RoundTripMeasurement] = []
         for round in 1...rounds {
-            baselines.append(try measureRawBaseline(payloadBytes: payloadBytes))
+            baselines.append(try .rawRequestReply(requests: requests, payloadBytes: payloadBytes))
             intents.append(try measureIntents(endpoint: endpoint, codec: codec, runID: runID, round: round))
             printLine("round \(round): raw \(Int(baselines.last!.perSecond))/s, intents \(Int(intents.last!.perSecond))/s")
         }
-        let baseline = median(baselines)
-        let intent = median(intents)
+        let baseline = RoundTripMeasurement.median(baselines)
+        let intent = RoundTripMeasurement.median(intents)
         printLine("")
         printLine(pad("measurement", 24) + pad("round trips/s", 15) + pad("p50 µs", 9) + pad("p99 µs", 9) + pad("p99.9 µs", 10) + "errors")
         for measurement in [baseline, intent] {
@@ -78,76 +63,12 @@ struct BenchCommand: ParsableCommand {
         return try codec.encode(envelope)
     }
 
-    private func measureIntents(endpoint: String, codec: WireCodec, runID: String, round: Int) throws -> Measurement {
+    private func measureIntents(endpoint: String, codec: WireCodec, runID: String, round: Int) throws -> RoundTripMeasurement {
         let client = RequestClient(context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
         var errors = 0
-        return try measure(name: "intent round trip", payloadBytes: 0) { index in
+        return try .measure(name: "intent round trip", requests: requests, payloadBytes: 0) { index in
             let reply = try client.request(try intentPayload(codec: codec, runID: runID, round: round, index: index))
             if case .failure = try ReplyDecoding.decode(reply, as: StateRecord.self, codec: codec) { errors += 1 }
         } errors: { errors }
-    }
-
-    /// A REP echo server on its own thread and context, and a REQ client here.
-    private func measureRawBaseline(payloadBytes: Int) throws -> Measurement {
-        let serverContext = try ZMQContext()
-        let bound = Mutex<String?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let server = Thread {
-            do {
-                let socket = try ZMQSocket(context: serverContext, type: .rep)
-                defer { socket.close() }
-                try socket.setLinger(milliseconds: 0)
-                try socket.bind("tcp://127.0.0.1:*")
-                let endpoint = try socket.lastEndpoint
-                bound.withLock { $0 = endpoint }
-                ready.signal()
-                while let frames = try socket.receiveMessage() {
-                    try socket.send(frames)
-                }
-            } catch {
-                ready.signal()
-            }
-        }
-        server.start()
-        ready.wait()
-        defer {
-            serverContext.shutdown()
-            serverContext.terminate()
-        }
-        guard let endpoint = bound.withLock({ $0 }) else { throw ValidationError("raw baseline server failed to bind") }
-        let client = RequestClient(context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
-        let payload = Data(repeating: 0x61, count: payloadBytes)
-        return try measure(name: "raw libzmq REQ/REP", payloadBytes: payloadBytes) { _ in
-            _ = try client.request(payload)
-        } errors: { 0 }
-    }
-
-    private func measure(
-        name: String, payloadBytes: Int, _ roundTrip: (Int) throws -> Void, errors: () -> Int
-    ) throws -> Measurement {
-        for index in 0..<min(1_000, requests / 10) { try roundTrip(-1 - index) }  // warm-up
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        let clock = ContinuousClock()
-        let started = clock.now
-        for index in 0..<requests {
-            let sent = clock.now
-            try roundTrip(index)
-            let elapsed = clock.now - sent
-            _ = histogram.record(UInt64(elapsed.components.attoseconds / 1_000_000_000_000) + UInt64(elapsed.components.seconds) * 1_000_000)
-        }
-        let seconds = Double((clock.now - started).components.attoseconds) / 1e18 + Double((clock.now - started).components.seconds)
-        return Measurement(
-            name: name, requests: requests, payloadBytes: payloadBytes, seconds: seconds,
-            perSecond: Double(requests) / seconds, p50Microseconds: histogram.valueAtPercentile(50),
-            p99Microseconds: histogram.valueAtPercentile(99), p999Microseconds: histogram.valueAtPercentile(99.9),
-            errors: errors())
-    }
-
-    private func median(_ measurements: [Measurement]) -> Measurement {
-        measurements.sorted { $0.perSecond < $1.perSecond }[measurements.count / 2]
-    }
-
-    private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -132,13 +132,13 @@ struct BenchMetricsCommand: ParsableCommand {
             guard clock.now < deadline else { throw ValidationError("metrics-ingest did not handle \(sampleCount) samples in 300 s") }
             usleep(5_000)
         }
-        let seconds = Self.seconds(clock.now - started)
+        let seconds = (clock.now - started).asSeconds
         pusher.finish()
         let arrivals = watcher.stop()
         var histogram = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
         for message in sent {
             guard let arrived = arrivals[message.id] else { continue }
-            _ = histogram.record(UInt64(max(0, Self.seconds(arrived - message.at)) * 1_000_000))
+            _ = histogram.record((arrived - message.at).asMicroseconds)
         }
         return Measurement(
             name: name, messages: messages.count, samples: sampleCount, payloadBytes: messages[0].payload.count, seconds: seconds,
@@ -164,9 +164,9 @@ struct BenchMetricsCommand: ParsableCommand {
             guard let arrived = watcher.waitForEvent(causedBy: message.id, timeout: .seconds(10)) else {
                 throw ValidationError("no MetricsChanged for message \(message.id) within 10 s")
             }
-            _ = histogram.record(UInt64(max(0, Self.seconds(arrived - sent)) * 1_000_000))
+            _ = histogram.record((arrived - sent).asMicroseconds)
         }
-        let seconds = Self.seconds(clock.now - started)
+        let seconds = (clock.now - started).asSeconds
         _ = watcher.stop()
         return Measurement(
             name: name, messages: messages.count, samples: messages.count, payloadBytes: messages[0].payload.count,
@@ -210,18 +210,10 @@ struct BenchMetricsCommand: ParsableCommand {
         let started = clock.now
         for _ in 0..<count { try pusher.push(payload) }
         done.wait()
-        let seconds = Self.seconds(clock.now - started)
+        let seconds = (clock.now - started).asSeconds
         return Measurement(
             name: name, messages: count, samples: samples, payloadBytes: payloadBytes, seconds: seconds,
             messagesPerSecond: Double(count) / seconds, samplesPerSecond: Double(samples) / seconds)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 }
 

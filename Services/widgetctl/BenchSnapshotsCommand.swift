@@ -13,6 +13,9 @@ import Glibc
 /// Measures a running snapshot-writer fed by intent-handler: the delay from an intent's ack to a
 /// snapshot file on disk that reflects its state version — one intent at a time, then under a
 /// burst spread over many users — and the snapshot files written per second during the burst.
+/// In the same run it measures the two floors under those figures: raw libzmq REQ/REP round
+/// trips of the intent's size, and raw atomic writes of a snapshot file's size in the same file
+/// system, one at a time and ``WidgetSnapshot/writesInFlight`` at a time as the writer does.
 struct BenchSnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-snapshots",
@@ -35,6 +38,9 @@ struct BenchSnapshotsCommand: ParsableCommand {
     @Option(help: "Burst intents in flight.")
     var inFlight = 64
 
+    @Option(help: "Round trips and atomic file writes in each raw baseline.")
+    var baseline = 2_000
+
     @Option(help: "Write the results as JSON to this file.")
     var json: String?
 
@@ -56,6 +62,11 @@ struct BenchSnapshotsCommand: ParsableCommand {
         var filesWritten: Int
         var filesPerSecond: Double
         var burst: Latency
+        var rawRequestReply: RoundTripMeasurement
+        /// Atomic writes of a snapshot-sized file, one after the other.
+        var rawAtomicWrite: RoundTripMeasurement
+        /// Atomic writes of a snapshot-sized file, as many in flight as snapshot-writer keeps.
+        var rawAtomicFilesPerSecond: Double
     }
 
     /// An intent's reply: the state version it committed, and when it arrived.
@@ -78,6 +89,10 @@ struct BenchSnapshotsCommand: ParsableCommand {
         // Every user gets a file first, so that its folder exists to be watched.
         let primed = try send(names.indices.map { ($0, 3) }, names: names, window: inFlight, client: client, codec: codec, tag: "prime")
         try waitUntilOnDisk(primed, files: files, codec: codec)
+        let rawRequestReply = try RoundTripMeasurement.rawRequestReply(
+            requests: baseline, payloadBytes: try intentPayload(user: 0, level: 3, names: names, codec: codec, tag: "size").count)
+        let (rawAtomicWrite, rawAtomicFilesPerSecond) = try measureRawAtomicWrites(
+            like: try Data(contentsOf: URL(fileURLWithPath: files[0])), besides: root, runID: runID, files: names.count)
         let watcher = try SnapshotWriteWatcher(files: files)
 
         var singleAcks: [Ack] = []
@@ -101,9 +116,10 @@ struct BenchSnapshotsCommand: ParsableCommand {
 
         let results = Results(
             single: latency(of: singleAcks, writes: writes), burstIntents: intents, users: names.count, inFlight: inFlight,
-            burstSeconds: seconds(lastAck - burstStart), intentsPerSecond: Double(intents) / seconds(lastAck - burstStart),
-            filesWritten: burstWrites.count, filesPerSecond: Double(burstWrites.count) / seconds(lastWrite - burstStart),
-            burst: latency(of: burstAcks, writes: writes))
+            burstSeconds: (lastAck - burstStart).asSeconds, intentsPerSecond: Double(intents) / (lastAck - burstStart).asSeconds,
+            filesWritten: burstWrites.count, filesPerSecond: Double(burstWrites.count) / (lastWrite - burstStart).asSeconds,
+            burst: latency(of: burstAcks, writes: writes), rawRequestReply: rawRequestReply, rawAtomicWrite: rawAtomicWrite,
+            rawAtomicFilesPerSecond: rawAtomicFilesPerSecond)
         report(results)
         if let json {
             let encoder = JSONEncoder()
@@ -119,11 +135,7 @@ struct BenchSnapshotsCommand: ParsableCommand {
         let runUsers = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         var acks: [Ack] = []
         try client.exchange(count: intents.count, window: window) { index in
-            let (user, level) = intents[index]
-            return try codec.encode(
-                Envelope(
-                    id: "\(names[user])-\(tag)-\(index)", type: MessageType.recordTension.rawValue, user: names[user],
-                    body: RecordTensionBody(level: level)))
+            try intentPayload(user: intents[index].user, level: intents[index].level, names: names, codec: codec, tag: "\(tag)-\(index)")
         } reply: { payload in
             let at = ContinuousClock.now
             switch try ReplyDecoding.decode(payload, as: StateRecord.self, codec: codec) {
@@ -134,6 +146,36 @@ struct BenchSnapshotsCommand: ParsableCommand {
             }
         }
         return acks
+    }
+
+    private func intentPayload(user: Int, level: Int, names: [String], codec: WireCodec, tag: String) throws -> Data {
+        try codec.encode(
+            Envelope(
+                id: "\(names[user])-\(tag)", type: MessageType.recordTension.rawValue, user: names[user],
+                body: RecordTensionBody(level: level)))
+    }
+
+    /// Atomic writes of `content` into a scratch folder next to the snapshot root (so on the same
+    /// file system), over `files` distinct paths: one at a time, then in batches written
+    /// ``WidgetSnapshot/writesInFlight`` at a time; the folder is removed afterwards.
+    private func measureRawAtomicWrites(
+        like content: Data, besides root: String, runID: String, files: Int
+    ) throws -> (one: RoundTripMeasurement, filesPerSecond: Double) {
+        let scratch = root + "-raw-\(runID)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let paths = (0..<max(1, files)).map { "\(scratch)/\($0)/\(WidgetKind.tensionCheck.rawValue).json" }
+        let writer = AtomicFileWriter()
+        let one = try RoundTripMeasurement.measure(name: "raw atomic file write", requests: baseline, payloadBytes: content.count) {
+            try writer.write(content, to: paths[abs($0) % paths.count])
+        }
+        let started = ContinuousClock.now
+        var written = 0
+        while written < baseline {
+            let batch = paths.prefix(baseline - written).map { (data: content, path: $0) }
+            if let failure = writer.write(batch, concurrency: WidgetSnapshot.writesInFlight).values.first { throw failure }
+            written += batch.count
+        }
+        return (one, Double(written) / (ContinuousClock.now - started).asSeconds)
     }
 
     private func waitUntilOnDisk(_ acks: [Ack], files: [String], codec: WireCodec) throws {
@@ -160,7 +202,7 @@ struct BenchSnapshotsCommand: ParsableCommand {
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         for ack in acks {
             guard let written = writesByUser[ack.user]?.first(where: { $0.version >= ack.version }) else { continue }
-            _ = histogram.record(UInt64(max(0, seconds(written.at - ack.at)) * 1_000_000))
+            _ = histogram.record((written.at - ack.at).asMicroseconds)
         }
         func milliseconds(_ microseconds: UInt64) -> Double { Double(microseconds) / 1_000 }
         return Latency(
@@ -182,10 +224,20 @@ struct BenchSnapshotsCommand: ParsableCommand {
                 results.users, results.inFlight, results.burstSeconds, results.intentsPerSecond))
         printLine(String(format: "burst: %d snapshot files written, %.0f files/s", results.filesWritten, results.filesPerSecond))
         printLine("burst, ack → snapshot file on disk: " + line(results.burst))
-    }
-
-    private func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let raw = results.rawRequestReply
+        printLine(
+            String(
+                format: "raw libzmq REQ/REP, %d bytes: %.0f round trips/s, p50 %d µs, p99 %d µs", raw.payloadBytes, raw.perSecond,
+                raw.p50Microseconds, raw.p99Microseconds))
+        let write = results.rawAtomicWrite
+        printLine(
+            String(
+                format: "raw atomic write, %d bytes, one at a time: %.0f files/s, p50 %.1f ms, p99 %.1f ms", write.payloadBytes,
+                write.perSecond, Double(write.p50Microseconds) / 1_000, Double(write.p99Microseconds) / 1_000))
+        printLine(
+            String(
+                format: "raw atomic writes, %d in flight: %.0f files/s; snapshot-writer's burst / raw = %.2f", WidgetSnapshot.writesInFlight,
+                results.rawAtomicFilesPerSecond, results.filesPerSecond / results.rawAtomicFilesPerSecond))
     }
 }
 

@@ -42,7 +42,7 @@ struct BenchSyncCommand: ParsableCommand {
                     if case .failure = try ReplyDecoding.decode(reply, as: StateRecord.self, codec: codec) { errors += 1 }
                 }
             }
-            let seconds = (ContinuousClock.now - started).fractionalSeconds
+            let seconds = (ContinuousClock.now - started).asSeconds
             printLine(String(format: "seeded %d records for %d users in %.2f s (%.0f intents/s), %d errors",
                              users * records, users, seconds, Double(users * records) / seconds, errors))
             if errors > 0 { throw ExitCode(1) }
@@ -124,11 +124,5 @@ struct BenchSyncCommand: ParsableCommand {
             }
             if result.failures > 0 { throw ExitCode(1) }
         }
-    }
-}
-
-extension Duration {
-    fileprivate var fractionalSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -345,9 +345,4 @@ enum LoadTestTable {
     private static func number(_ value: Double) -> String {
         pad(String(format: value < 10 ? "%.3f" : value < 100 ? "%.2f" : "%.1f", value), 9, right: true)
     }
-
-    private static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-        let padding = String(repeating: " ", count: max(0, width - text.count))
-        return right ? padding + text : text + padding
-    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Bounds every service enforces on what a client controls.
 public enum ProtocolLimits {
     /// The protocol version this build speaks.
@@ -19,7 +21,9 @@ public enum ProtocolLimits {
 
     /// A user id is 1–128 UTF-8 bytes without `/`, `\`, control, format (zero-width) or line and
     /// paragraph separator characters, and is not `.` or `..`, so it is safe as a topic segment,
-    /// a log field and a file name.
+    /// a log field and a file name. It is in Unicode NFC: Swift compares strings by canonical
+    /// equivalence but the store, topics and file names by bytes, so two spellings of `café`
+    /// would be one user in a replica and two everywhere else.
     public static func validateUser(_ user: String) throws(ProtocolError) {
         let bytes = user.utf8
         guard !bytes.isEmpty, bytes.count <= maxUserIDBytes else {
@@ -29,6 +33,9 @@ public enum ProtocolLimits {
             !user.unicodeScalars.contains(where: { Self.forbiddenInUserID($0) })
         else {
             throw ProtocolError(.invalidUser, "user id may not be '.', '..', or contain '/', '\\', control or invisible characters")
+        }
+        guard bytes.allSatisfy({ $0 < 0x80 }) || bytes.elementsEqual(user.precomposedStringWithCanonicalMapping.utf8) else {
+            throw ProtocolError(.invalidUser, "user id must be in Unicode normalization form C (NFC)")
         }
     }
 

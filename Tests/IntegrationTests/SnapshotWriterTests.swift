@@ -53,6 +53,7 @@ struct SnapshotWriterTests {
     @Test func everyKindsSnapshotIsWhatTimelineServiceRenders() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
+        try bus.start(.metricsIngest)
         try bus.start(.timelineService)
         try bus.start(.snapshotWriter)
 
@@ -70,11 +71,56 @@ struct SnapshotWriterTests {
             versions[record.app] = record.version
         }
         #expect(Set(versions.keys) == Set(WidgetApp.allCases), "a message for every app")
+        try bus.ingest("stress", "--user", "kim", "--score", "55", "--taken-at", WireDate.format(MetricsIngestTests.minute(2)))
         for kind in WidgetKind.allCases {
-            try expectSnapshotMatchesTimelineService(bus, kind, user: "kim", version: try #require(versions[kind.app]))
+            try expectSnapshotMatchesTimelineService(
+                bus, kind, user: "kim", version: try #require(versions[kind.app]), metricsVersion: kind.showsMetrics ? 1 : nil)
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.appendingPathComponent("kim").path)
         #expect(Set(files) == Set(WidgetKind.allCases.map { "\($0.rawValue).json" }))
+    }
+
+    @Test func aTimelineThatRunsOutIsRewrittenWithoutAnyChange() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.snapshotWriter)
+        let suggested = try bus.send(.recordTension, user: "zed", body: #"{"level":10}"#)
+        guard case .tensionCheck(let state) = suggested.state, case .suggestion(_, let checkIn) = state.phase else {
+            Issue.record("expected a suggestion, got \(suggested.state)")
+            return
+        }
+        let done = try bus.send(.markInterventionDone, user: "zed", body: #"{"checkInId":"\#(checkIn.id)"}"#)
+        let completed = try bus.tensionSnapshot(user: "zed", version: done.version)
+        #expect(completed.timeline.entries.map(\.content.name) == ["completed", "picker"])
+        let resetAt = try #require(completed.timeline.entries.last?.date)
+        #expect(completed.validUntil == resetAt, "the file runs out when its timeline does: at the reset")
+
+        // No intent follows; once the reset has passed the file shows the picker of the same state.
+        var refreshed: DecodedSnapshot<TensionCheckPhase>?
+        try bus.waitUntil("the file is rewritten after its timeline ran out", timeout: 15) {
+            refreshed = try bus.snapshot(.tensionCheck, user: "zed", as: TensionCheckPhase.self)
+            return refreshed?.timeline.entries.first?.content.name == "picker"
+        }
+        let picker = try #require(refreshed)
+        #expect(picker.stateVersion == done.version)
+        #expect(picker.generatedAt >= resetAt)
+        #expect(try #require(picker.validUntil) > picker.generatedAt.addingTimeInterval(60), "the picker's timeline lasts")
+    }
+
+    @Test func aBurstOnOneFileIsCoalescedIntoFewWritesEndingAtTheLastState() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        let writer = try bus.start(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "400"])
+        usleep(300_000)  // the subscription reaches the publisher
+        let burst = try IntentBurst(endpoint: bus.endpoint(.intents), users: ["cora"], count: 300)
+        try bus.waitUntil("the burst is answered", timeout: 30) { burst.isFinished }
+        let final = try #require(try burst.finalStates()["cora"])
+        _ = try bus.tensionSnapshot(user: "cora", version: final.version)
+
+        #expect(bus.stop(.snapshotWriter) == 0)
+        let written = try #require(Self.filesWritten(log: writer.log), "no write count in the stop log:\n\(writer.log)")
+        #expect(written >= 1)
+        #expect(written <= 15, "300 intents on one file cost \(written) writes with a 400 ms coalescing delay")
     }
 
     @Test func everyReadParsesThroughRepeatedKillsAndTheFilesEndAtTheFinalState() throws {
@@ -176,13 +222,18 @@ struct SnapshotWriterTests {
 
     /// Waits for the snapshot file of `kind` at `version` and compares it field by field with
     /// timeline-service's timeline of the same state version.
-    func expectSnapshotMatchesTimelineService(_ bus: BusFixture, _ kind: WidgetKind, user: String, version: UInt64) throws {
-        let snapshot = try bus.snapshot(kind, user: user, as: JSONValue.self, version: version)
-        let timeline = try bus.timeline(kind, user: user, as: JSONValue.self, atLeastVersion: version)
-        #expect(snapshot.schemaVersion == 1)
+    func expectSnapshotMatchesTimelineService(
+        _ bus: BusFixture, _ kind: WidgetKind, user: String, version: UInt64, metricsVersion: UInt64? = nil
+    ) throws {
+        let snapshot = try bus.snapshot(kind, user: user, as: JSONValue.self, version: version, metricsVersion: metricsVersion)
+        let timeline = try bus.timeline(
+            kind, user: user, as: JSONValue.self, atLeastVersion: version, metricsVersion: metricsVersion ?? 0)
+        #expect(snapshot.schemaVersion == WidgetSnapshot.schemaVersion)
         #expect(snapshot.kind == timeline.kind)
         #expect(snapshot.user == timeline.user)
         #expect(snapshot.stateVersion == timeline.stateVersion)
+        #expect(snapshot.metricsVersion == timeline.metricsVersion)
+        #expect(snapshot.validUntil == Timeline(entries: snapshot.timeline.entries, policy: snapshot.timeline.policy).reloadDate)
         expectSameTimeline(snapshot, .init(entries: timeline.entries, policy: timeline.policy))
     }
 
@@ -227,6 +278,11 @@ struct SnapshotWriterTests {
         case (let policy, let expectedPolicy):
             #expect(policy == expectedPolicy)
         }
+    }
+
+    /// The `written` count snapshot-writer logs when it stops.
+    static func filesWritten(log: String) -> Int? {
+        log.components(separatedBy: "written=").dropFirst().last.flatMap { Int($0.prefix(while: \.isNumber)) }
     }
 
     func permissions(_ url: URL) throws -> Int {

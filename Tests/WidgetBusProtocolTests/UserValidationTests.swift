@@ -12,6 +12,8 @@ struct UserValidationTests {
         String(repeating: "a", count: 129),
         String(repeating: "é", count: 65),   // 65 characters, 130 UTF-8 bytes
         String(repeating: "日", count: 43),  // 43 characters, 129 UTF-8 bytes
+        "cafe\u{301}",                      // NFD spelling of café
+        "\u{2126}hm",                        // OHM SIGN: NFC makes it U+03A9
     ]
 
     static let valid: [String] = [
@@ -35,6 +37,13 @@ struct UserValidationTests {
     @Test("valid user ids are accepted", arguments: valid)
     func accepted(user: String) {
         #expect(throws: Never.self) { try ProtocolLimits.validateUser(user) }
+    }
+
+    @Test func onlyTheNFCSpellingOfAnIdIsAccepted() {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)  // Swift's equality: why the rule exists
+        #expect(throws: Never.self) { try ProtocolLimits.validateUser(composed) }
+        #expect(throws: ProtocolError.self) { try ProtocolLimits.validateUser(decomposed) }
     }
 
     @Test func lengthIsCountedInUTF8Bytes() {

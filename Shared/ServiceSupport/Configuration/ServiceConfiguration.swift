@@ -21,6 +21,25 @@ public struct EnvironmentSetting: Sendable, Hashable {
         environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultValue
     }
 
+    /// The setting as a whole number within `range`; anything else stops the service at start.
+    public func integer(in environment: [String: String], range: ClosedRange<Int>) throws(InvalidSetting) -> Int {
+        let text = resolve(in: environment)
+        guard let value = Int(text), range.contains(value) else {
+            throw InvalidSetting("\(variable) must be a whole number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+
+    /// The setting as a number of seconds within `range` (fractions allowed), to the millisecond;
+    /// anything else stops the service at start.
+    public func seconds(in environment: [String: String], range: ClosedRange<Double>) throws(InvalidSetting) -> Duration {
+        let text = resolve(in: environment)
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            throw InvalidSetting("\(variable) must be a number of seconds in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+        }
+        return .milliseconds(Int64((value * 1000).rounded()))
+    }
+
     /// Where services keep durable state.
     public static let dataDirectory = EnvironmentSetting(
         variable: "WIDGETBUS_DATA_DIR", defaultValue: "./.widgetbus",
@@ -37,6 +56,15 @@ public struct EnvironmentSetting: Sendable, Hashable {
             return "  \(setting.variable)\(padding)  \(setting.purpose) (default: \(setting.defaultValue))"
         }
         return "Environment:\n" + lines.joined(separator: "\n")
+    }
+}
+
+/// A setting whose value is refused: the service stops at start with this message.
+public struct InvalidSetting: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
     }
 }
 

@@ -8,7 +8,12 @@ import WidgetDomain
 /// (docs/SNAPSHOTS.md).
 public struct WidgetSnapshot: Encodable, Sendable {
     /// Bumped when the file's shape changes; a file of another version is rewritten at start.
-    public static let schemaVersion = 1
+    /// 2 added `validUntil`.
+    public static let schemaVersion = 2
+    /// Snapshot files written at once: the file system commits concurrent fsyncs together, so
+    /// eight write several times more files per second than one (docs/SNAPSHOTS.md). Shared by
+    /// snapshot-writer and its benchmark's raw-write baseline.
+    public static let writesInFlight = 8
 
     public var timeline: TimelineBody
     /// The IANA zone the timeline's local days and hours were computed in.
@@ -22,19 +27,29 @@ public struct WidgetSnapshot: Encodable, Sendable {
         self.generatedAt = generatedAt
     }
 
-    /// What the file reflects. Files with equal stamps differ only in the instant they were
-    /// built at, so one is never replaced by the other.
+    /// When the timeline in the file runs out: its reload date (``WidgetTimeline/reloadDate``),
+    /// by which snapshot-writer has written a new one even if nothing changed; nil for a
+    /// timeline that never runs out.
+    public var validUntil: Date? { timeline.timeline.reloadDate }
+
+    /// What the file reflects: whose widget, of which state and metrics, in which zone. Files
+    /// with equal stamps differ only in the instant they were built at.
     public struct Stamp: Codable, Hashable, Sendable {
         public var schemaVersion: Int
+        public var kind: WidgetKind
+        public var user: String
         public var stateVersion: UInt64
         /// The metrics version, for a kind that shows metrics (`StressMonitorWidget`); else nil.
         public var metricsVersion: UInt64?
         public var timeZone: String
 
         public init(
-            stateVersion: UInt64, metricsVersion: UInt64? = nil, timeZone: String, schemaVersion: Int = WidgetSnapshot.schemaVersion
+            kind: WidgetKind, user: String, stateVersion: UInt64, metricsVersion: UInt64? = nil, timeZone: String,
+            schemaVersion: Int = WidgetSnapshot.schemaVersion
         ) {
             self.schemaVersion = schemaVersion
+            self.kind = kind
+            self.user = user
             self.stateVersion = stateVersion
             self.metricsVersion = metricsVersion
             self.timeZone = timeZone
@@ -42,15 +57,31 @@ public struct WidgetSnapshot: Encodable, Sendable {
     }
 
     public var stamp: Stamp {
-        Stamp(stateVersion: timeline.stateVersion, metricsVersion: timeline.metricsVersion, timeZone: timeZone)
+        Stamp(
+            kind: timeline.kind, user: timeline.user, stateVersion: timeline.stateVersion, metricsVersion: timeline.metricsVersion,
+            timeZone: timeZone)
+    }
+
+    /// What a reader needs from a file on disk to tell whether it is current: its stamp, and
+    /// when its timeline runs out.
+    public struct Header: Decodable, Sendable {
+        public var stamp: Stamp
+        public var validUntil: Date?
+
+        private enum CodingKeys: String, CodingKey { case validUntil }
+
+        public init(from decoder: any Decoder) throws {
+            stamp = try Stamp(from: decoder)
+            validUntil = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Date.self, forKey: .validUntil)
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, kind, user, stateVersion, metricsVersion, timeZone, generatedAt, timeline
+        case schemaVersion, kind, user, stateVersion, metricsVersion, timeZone, generatedAt, validUntil, timeline
     }
 
     /// `{"schemaVersion", "kind", "user", "stateVersion", "metricsVersion"? (StressMonitorWidget),
-    /// "timeZone", "generatedAt", "timeline": {"entries", "policy"}}`
+    /// "timeZone", "generatedAt", "validUntil"?, "timeline": {"entries", "policy"}}`
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.schemaVersion, forKey: .schemaVersion)
@@ -60,6 +91,7 @@ public struct WidgetSnapshot: Encodable, Sendable {
         try container.encodeIfPresent(timeline.metricsVersion, forKey: .metricsVersion)
         try container.encode(timeZone, forKey: .timeZone)
         try container.encode(generatedAt, forKey: .generatedAt)
+        try container.encodeIfPresent(validUntil, forKey: .validUntil)
         try container.encode(timeline.timeline, forKey: .timeline)
     }
 }

@@ -9,6 +9,17 @@ public struct Timeline<Content: Sendable & Equatable>: Sendable, Equatable {
         self.entries = entries
         self.policy = policy
     }
+
+    /// When the timeline runs out and the widget asks for a new one: the `after` date, the last
+    /// entry's date for `atEnd`, nil for `never`. Whoever keeps a timeline for a widget (a
+    /// snapshot file) must have a new one ready by then.
+    public var reloadDate: Date? {
+        switch policy {
+        case .after(let date): date
+        case .atEnd: entries.last?.date
+        case .never: nil
+        }
+    }
 }
 
 extension Timeline: Codable where Content: Codable {}

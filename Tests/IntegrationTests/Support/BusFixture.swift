@@ -159,16 +159,18 @@ final class BusFixture {
         return try codec.decode(PendingRecordsBody.self, from: result.stdoutData).records.map(\.record)
     }
 
-    /// The timeline `widgetctl timeline` prints, once timeline-service reflects `atLeastVersion`.
+    /// The timeline `widgetctl timeline` prints, once timeline-service reflects `atLeastVersion`
+    /// (and at least `metricsVersion`).
     func timeline<Content: Codable & Sendable & Equatable>(
-        _ kind: WidgetKind, user: String, as content: Content.Type, atLeastVersion version: UInt64 = 0
+        _ kind: WidgetKind, user: String, as content: Content.Type, atLeastVersion version: UInt64 = 0,
+        metricsVersion: UInt64 = 0
     ) throws -> DecodedTimelineBody<Content> {
         var latest: DecodedTimelineBody<Content>?
-        try waitUntil("timeline of \(kind.rawValue) for \(user) reaches version \(version)", timeout: 10) {
+        try waitUntil("timeline of \(kind.rawValue) for \(user) reaches version \(version)/\(metricsVersion)", timeout: 10) {
             let result = try widgetctl("timeline", kind.rawValue, "--user", user)
             guard result.status == 0 else { return false }
             latest = try codec.decode(DecodedTimelineBody<Content>.self, from: result.stdoutData)
-            return latest!.stateVersion >= version
+            return latest!.stateVersion >= version && latest!.metricsVersion ?? 0 >= metricsVersion
         }
         return latest!
     }
@@ -193,14 +195,15 @@ final class BusFixture {
         return try codec.decode(DecodedSnapshot<Content>.self, from: data)
     }
 
-    /// The snapshot file of `user`'s `kind` once it reflects exactly state `version`.
+    /// The snapshot file of `user`'s `kind` once it reflects exactly state `version` (and, when
+    /// given, exactly `metricsVersion`).
     func snapshot<Content: Codable & Sendable & Equatable>(
-        _ kind: WidgetKind, user: String, as content: Content.Type, version: UInt64
+        _ kind: WidgetKind, user: String, as content: Content.Type, version: UInt64, metricsVersion: UInt64? = nil
     ) throws -> DecodedSnapshot<Content> {
         var latest: DecodedSnapshot<Content>?
         try waitUntil("snapshot of \(kind.rawValue) for \(user) reaches version \(version)", timeout: 10) {
             latest = try snapshot(kind, user: user, as: content)
-            return latest?.stateVersion == version
+            return latest?.stateVersion == version && (metricsVersion == nil || latest?.metricsVersion == metricsVersion)
         }
         return latest!
     }
@@ -241,5 +244,6 @@ struct DecodedSnapshot<Content: Codable & Sendable & Equatable>: Decodable, Equa
     var metricsVersion: UInt64?
     var timeZone: String
     var generatedAt: Date
+    var validUntil: Date?
     var timeline: Timeline
 }

@@ -1,38 +1,40 @@
+import DequeModule
+
 /// Writes waiting for their moment: each key is due `delay` after its first change, and further
 /// changes before then ride along, so a burst of changes to one file becomes one write of the
 /// latest state, at most `delay` late however long the burst lasts.
-struct CoalescingSchedule<Key: Hashable> {
-    typealias Instant = ContinuousClock.Instant
+public struct CoalescingSchedule<Key: Hashable> {
+    public typealias Instant = ContinuousClock.Instant
 
-    let delay: Duration
+    public let delay: Duration
     /// Waiting keys in the order they are due: every key waits the same delay, so first in is
     /// first due.
-    private var queue: [(key: Key, due: Instant)] = []
+    private var queue: Deque<(key: Key, due: Instant)> = []
     private var waiting: Set<Key> = []
 
-    init(delay: Duration) {
+    public init(delay: Duration) {
         self.delay = delay
     }
 
     /// Schedules `key` unless it is already waiting.
-    mutating func add(_ key: Key, now: Instant) {
+    public mutating func add(_ key: Key, now: Instant) {
         if waiting.insert(key).inserted {
             queue.append((key, now + delay))
         }
     }
 
     /// Removes and returns the keys due at `now`, at most `limit` of them.
-    mutating func takeDue(now: Instant, limit: Int) -> [Key] {
+    public mutating func takeDue(now: Instant, limit: Int) -> [Key] {
         take(queue.prefix(limit).prefix { $0.due <= now }.count)
     }
 
     /// Removes and returns every waiting key, due or not.
-    mutating func takeAll() -> [Key] {
+    public mutating func takeAll() -> [Key] {
         take(queue.count)
     }
 
     /// How long until the next key is due (zero when one is); nil when nothing waits.
-    func timeUntilNextDue(now: Instant) -> Duration? {
+    public func timeUntilNextDue(now: Instant) -> Duration? {
         queue.first.map { max(.zero, $0.due - now) }
     }
 
