@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: intent round trips through a real intent-handler over tcp loopback, next to a raw
-# libzmq REQ/REP round trip of the same message size measured in the same run.
-# Usage: scripts/bench-intents.sh [requests per round] [rounds]   (results: .widgetbus/bench/)
+# libzmq round trip of the same message size measured in the same run: one at a time (REQ/REP),
+# or with [in flight] > 1 pipelined from a DEALER (raw baseline: DEALER to a ROUTER echo).
+# Usage: scripts/bench-intents.sh [requests per round] [rounds] [in flight]   (results: .widgetbus/bench/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure-packages.sh
@@ -9,7 +10,9 @@ ensure_build_packages
 
 requests="${1:-10000}"
 rounds="${2:-5}"
-swift build -c release
+in_flight="${3:-1}"
+swift build -c release --product intent-handler
+swift build -c release --product widgetctl
 bin=$(swift build -c release --show-bin-path)
 out=.widgetbus/bench
 rm -rf "$out/data" && mkdir -p "$out"
@@ -27,4 +30,4 @@ trap 'kill -TERM $handler 2>/dev/null; wait $handler 2>/dev/null || true' EXIT
 for _ in $(seq 50); do "$bin/widgetctl" ping intent-handler --timeout 200 --attempts 1 >/dev/null 2>&1 && break; sleep 0.2; done
 
 echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), libzmq $(pkg-config --modversion libzmq)"
-"$bin/widgetctl" bench --requests "$requests" --rounds "$rounds" --json "$out/intents.json"
+"$bin/widgetctl" bench --requests "$requests" --rounds "$rounds" --in-flight "$in_flight" --json "$out/intents-$in_flight.json"

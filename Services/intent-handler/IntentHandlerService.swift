@@ -26,8 +26,10 @@ struct IntentHandlerService: Service {
 
     /// Upper bound on how long a stop request waits for the loop to notice it.
     static let pollIntervalMilliseconds = 100
-    /// Requests handled per socket before the loop looks at the other socket again.
-    static let drainBatch = 256
+    /// Requests taken from a socket at once and committed together (group commit): large enough
+    /// that a burst costs few commits, small enough that the first reply of a burst is not held
+    /// back long by the ones after it.
+    static let drainBatch = 64
 
     let configuration: Configuration
     let logger: Logger
@@ -83,13 +85,15 @@ struct IntentHandlerService: Service {
         logger.info("intent-handler stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
     }
 
-    /// Handles queued requests one by one: commit, then reply, then publish.
+    /// Handles the queued requests, up to ``drainBatch`` messages: commits them together, then
+    /// replies and publishes in order.
     private func drain(
         _ socket: ZMQSocket, as endpoint: IntentProcessor.Endpoint, processor: IntentProcessor,
         publisher: EventPublisher, stop: StopSignal
     ) throws {
+        var requests: [(message: RoutedMessage, payload: Data)] = []
         for _ in 0..<Self.drainBatch where !stop.isRequested {
-            guard let frames = try socket.receiveMessage(dontWait: true) else { return }
+            guard let frames = try socket.receiveMessage(dontWait: true) else { break }
             let message = RoutedMessage(frames: frames)
             guard let payload = message.payload else {
                 let reply = WireCodec().errorReply(
@@ -98,8 +102,11 @@ struct IntentHandlerService: Service {
                 try socket.send(message.reply(reply), dontWait: true)
                 continue
             }
-            let outcome = processor.process(payload, on: endpoint)
-            try socket.send(message.reply(outcome.reply), dontWait: true)
+            requests.append((message, payload))
+        }
+        guard !requests.isEmpty else { return }
+        for (request, outcome) in zip(requests, processor.process(requests.map(\.payload), on: endpoint)) {
+            try socket.send(request.message.reply(outcome.reply), dontWait: true)
             if let event = outcome.event {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
             }

@@ -4,9 +4,11 @@ import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 
-/// Turns one request payload into its reply and, when state changed, the event to publish —
-/// committing both before either leaves the process. Pure rules come from WidgetDomain; this
-/// type only decodes, looks up, persists and encodes.
+/// Turns request payloads into their replies and, when state changed, the events to publish —
+/// committing them before any leaves the process. A drained burst of requests shares one
+/// transaction (group commit: one commit instead of one per intent), each request in a savepoint
+/// of its own so that one failing changes nothing of the others. Pure rules come from
+/// WidgetDomain; this type only decodes, looks up, persists and encodes.
 final class IntentProcessor {
     /// What to send after the commit.
     struct Outcome {
@@ -33,7 +35,18 @@ final class IntentProcessor {
         self.random = random
     }
 
-    func process(_ payload: Data, on endpoint: Endpoint) -> Outcome {
+    /// The outcome of each payload, in order, after one commit of all their effects. If the
+    /// commit fails nothing is stored: every request gets an `internal` error and no event.
+    func process(_ payloads: [Data], on endpoint: Endpoint) -> [Outcome] {
+        do {
+            return try store.database.write { db in payloads.map { process($0, on: endpoint, db: db) } }
+        } catch {
+            let failure = ProtocolError(.internalError, "the store could not commit: \(error)")
+            return payloads.map { Outcome(reply: codec.errorReply(toUndecodable: $0, failure)) }
+        }
+    }
+
+    private func process(_ payload: Data, on endpoint: Endpoint, db: Database) -> Outcome {
         let request: Request
         do {
             request = try Request.decode(payload, codec: codec)
@@ -45,27 +58,27 @@ final class IntentProcessor {
             case (.ping, _):
                 return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
             case (.intent(let intent), .intents):
-                return try once(request) { db, now in try apply(intent, of: request, db: db, now: now) }
+                return try once(request, db) { now in try apply(intent, of: request, db: db, now: now) }
             case (.setTimeZone(let identifier), .intents):
-                return try once(request) { db, now in try setTimeZone(identifier, of: request, db: db, now: now) }
+                return try once(request, db) { now in try setTimeZone(identifier, of: request, db: db, now: now) }
             case (.appForeground, .intents):
-                return try once(request) { db, now in try appForeground(of: request, db: db, now: now) }
+                return try once(request, db) { now in try appForeground(of: request, db: db, now: now) }
             case (.acknowledgeRecords(let acknowledgements), .intents):
-                return try once(request) { db, now in
+                return try once(request, db) { now in
                     let cleared = try store.acknowledge(db, user: request.user!, acknowledgements)
                     let body = AcknowledgeReplyBody(user: request.user!, cleared: cleared, kept: acknowledgements.count - cleared)
                     return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .acknowledgeReply, body: body, now: now))
                 }
             case (.pendingRecords, .intents):
                 let user = request.user!
-                let records = try store.database.read { try store.pendingRecords($0, user: user) }
+                let records = try store.pendingRecords(db, user: user)
                 let body = PendingRecordsBody(user: user, records: records)
                 return Outcome(reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: body))
             case (.pendingUsers, .intents):
-                let body = PendingUsersBody(users: try store.pendingUsers())
+                let body = PendingUsersBody(users: try store.pendingUsers(db))
                 return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .pendingUsersReply, body: body))
             case (.snapshot(let prefix), .snapshot):
-                let snapshot = try store.snapshot(topicPrefix: prefix)
+                let snapshot = try store.snapshot(db, topicPrefix: prefix)
                 return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .snapshotReply, body: snapshot))
             default:
                 return Outcome(reply: codec.errorReply(
@@ -78,21 +91,22 @@ final class IntentProcessor {
         }
     }
 
-    /// Runs `change` exactly once per request id, in one transaction with the reply it produces:
-    /// a request id seen before gets its stored reply back and changes nothing.
-    private func once(_ request: Request, _ change: (Database, Date) throws -> Outcome) throws -> Outcome {
+    /// Runs `change` exactly once per request id, in a savepoint with the reply it produces: a
+    /// request id seen before (in an earlier burst or earlier in this one) gets its stored reply
+    /// back and changes nothing, and a change that throws leaves nothing behind.
+    private func once(_ request: Request, _ db: Database, _ change: (Date) throws -> Outcome) throws -> Outcome {
         let user = request.user!
         let now = clock()
-        return try store.database.write { db in
-            if let handled = try store.handledRequest(db, id: request.id) {
-                guard handled.user == user, handled.type == request.type.rawValue else {
-                    return Outcome(reply: codec.errorReply(
-                        to: request.id, user: user, code: .idReused,
-                        message: "id \(request.id) was already used by another request"))
-                }
-                return Outcome(reply: handled.reply)
+        if let handled = try store.handledRequest(db, id: request.id) {
+            guard handled.user == user, handled.type == request.type.rawValue else {
+                return Outcome(reply: codec.errorReply(
+                    to: request.id, user: user, code: .idReused,
+                    message: "id \(request.id) was already used by another request"))
             }
-            let outcome = try change(db, now)
+            return Outcome(reply: handled.reply)
+        }
+        return try store.inSavepoint(db) {
+            let outcome = try change(now)
             try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
             return outcome
         }

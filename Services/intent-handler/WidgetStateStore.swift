@@ -49,6 +49,22 @@ final class WidgetStateStore {
 
     // MARK: - Reads and writes inside a transaction
 
+    /// Runs `body` in a savepoint: its changes stay if it returns and are undone if it throws,
+    /// whatever else the enclosing transaction holds. Like GRDB's `inSavepoint`, but from cached
+    /// statements, as every request of a group commit runs one.
+    func inSavepoint<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "SAVEPOINT request").execute()
+        do {
+            let result = try body()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT request").execute()
+            return result
+        } catch {
+            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT request").execute()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT request").execute()
+            throw error
+        }
+    }
+
     func lastSequence(_ db: Database) throws -> UInt64 {
         try UInt64.fetchOne(db.cachedStatement(sql: "SELECT value FROM bus_sequence WHERE name = 'state'")) ?? 0
     }
@@ -98,20 +114,16 @@ final class WidgetStateStore {
         ).execute(arguments: [user, record.collection, record.id, revision, try codec.encode(record)])
     }
 
-    // MARK: - Whole operations
-
     /// Every state and profile whose topic starts with `topicPrefix`, with the sequence they are
     /// current at.
-    func snapshot(topicPrefix: String) throws -> SnapshotBody {
-        try database.read { db in
-            let records = try Data.fetchAll(db, sql: "SELECT record FROM widget_state ORDER BY user, app")
-                .map { try codec.decode(StateRecord.self, from: $0) }
-                .filter { Topic.state(app: $0.app, user: $0.user).hasPrefix(topicPrefix) }
-            let profiles = try Row.fetchAll(db, sql: "SELECT user, time_zone, version FROM user_profile ORDER BY user")
-                .map { UserProfile(user: $0["user"], timeZone: $0["time_zone"], version: $0["version"]) }
-                .filter { Topic.profile(user: $0.user).hasPrefix(topicPrefix) }
-            return SnapshotBody(sequence: try lastSequence(db), states: records, profiles: profiles)
-        }
+    func snapshot(_ db: Database, topicPrefix: String) throws -> SnapshotBody {
+        let records = try Data.fetchAll(db, sql: "SELECT record FROM widget_state ORDER BY user, app")
+            .map { try codec.decode(StateRecord.self, from: $0) }
+            .filter { Topic.state(app: $0.app, user: $0.user).hasPrefix(topicPrefix) }
+        let profiles = try Row.fetchAll(db, sql: "SELECT user, time_zone, version FROM user_profile ORDER BY user")
+            .map { UserProfile(user: $0["user"], timeZone: $0["time_zone"], version: $0["version"]) }
+            .filter { Topic.profile(user: $0.user).hasPrefix(topicPrefix) }
+        return SnapshotBody(sequence: try lastSequence(db), states: records, profiles: profiles)
     }
 
     func pendingRecords(_ db: Database, user: String) throws -> [RevisedRecord] {
@@ -120,10 +132,8 @@ final class WidgetStateStore {
         ).map { RevisedRecord(revision: $0["revision"], record: try codec.decode(PendingRecord.self, from: $0["record"])) }
     }
 
-    func pendingUsers() throws -> [String] {
-        try database.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT user FROM pending_record ORDER BY user")
-        }
+    func pendingUsers(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT DISTINCT user FROM pending_record ORDER BY user")
     }
 
     /// Clears the acknowledged records whose revision is still the acknowledged one; returns how
@@ -138,6 +148,8 @@ final class WidgetStateStore {
         }
         return cleared
     }
+
+    // MARK: - Whole operations
 
     func pruneHandledRequests(olderThan date: Date) throws -> Int {
         try database.write { db in

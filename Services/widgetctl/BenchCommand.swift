@@ -3,9 +3,10 @@ import Foundation
 import ServiceSupport
 import WidgetBusProtocol
 
-/// Measures intent round trips through a running intent-handler next to a raw libzmq REQ/REP
-/// round trip of the same message size, in the same run, so the figures are comparable on a
-/// noisy machine.
+/// Measures intent round trips through a running intent-handler next to a raw libzmq round trip
+/// of the same message size, in the same run, so the figures are comparable on a noisy machine:
+/// one at a time (REQ/REP), or with many in flight (DEALER to ROUTER), where intent-handler
+/// commits the requests queued together in one transaction.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
@@ -21,6 +22,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Distinct users the intents are spread over.")
     var users: Int = 100
 
+    @Option(help: "Requests in flight: 1 measures one round trip at a time; more, a pipelined stream.")
+    var inFlight: Int = 1
+
     @Option(help: "Write the results as JSON to this file.")
     var json: String?
 
@@ -33,7 +37,7 @@ struct BenchCommand: ParsableCommand {
         var baselines: [RoundTripMeasurement] = []
         var intents: [RoundTripMeasurement] = []
         for round in 1...rounds {
-            baselines.append(try .rawRequestReply(requests: requests, payloadBytes: payloadBytes))
+            baselines.append(try .rawRequestReply(requests: requests, payloadBytes: payloadBytes, inFlight: inFlight))
             intents.append(try measureIntents(endpoint: endpoint, codec: codec, runID: runID, round: round))
             printLine("round \(round): raw \(Int(baselines.last!.perSecond))/s, intents \(Int(intents.last!.perSecond))/s")
         }
@@ -46,8 +50,8 @@ struct BenchCommand: ParsableCommand {
                 pad(measurement.name, 24) + pad("\(Int(measurement.perSecond))", 15) + pad("\(measurement.p50Microseconds)", 9)
                     + pad("\(measurement.p99Microseconds)", 9) + pad("\(measurement.p999Microseconds)", 10) + "\(measurement.errors)")
         }
-        printLine(String(format: "intent rate / raw rate = %.2f (payload %d bytes, median of %d rounds)",
-                         intent.perSecond / baseline.perSecond, payloadBytes, rounds))
+        printLine(String(format: "intent rate / raw rate = %.2f (payload %d bytes, %d in flight, median of %d rounds)",
+                         intent.perSecond / baseline.perSecond, payloadBytes, inFlight, rounds))
         if let json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -64,11 +68,20 @@ struct BenchCommand: ParsableCommand {
     }
 
     private func measureIntents(endpoint: String, codec: WireCodec, runID: String, round: Int) throws -> RoundTripMeasurement {
-        let client = RequestClient(context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
         var errors = 0
-        return try .measure(name: "intent round trip", requests: requests, payloadBytes: 0) { index in
-            let reply = try client.request(try intentPayload(codec: codec, runID: runID, round: round, index: index))
+        func check(_ reply: Data) throws {
             if case .failure = try ReplyDecoding.decode(reply, as: StateRecord.self, codec: codec) { errors += 1 }
-        } errors: { errors }
+        }
+        guard inFlight > 1 else {
+            let client = RequestClient(
+                context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
+            return try .measure(name: "intent round trip", requests: requests, payloadBytes: 0) { index in
+                try check(try client.request(try intentPayload(codec: codec, runID: runID, round: round, index: index)))
+            } errors: { errors }
+        }
+        return try .pipelined(
+            name: "intents, \(inFlight) in flight", requests: requests, window: inFlight, payloadBytes: 0,
+            client: try PipelinedClient(context: try ZMQContextHolder.shared, endpoint: endpoint)
+        ) { try intentPayload(codec: codec, runID: runID, round: round, index: $0) } reply: { try check($0) } errors: { errors }
     }
 }

@@ -40,15 +40,45 @@ struct RoundTripMeasurement: Codable {
             errors: errors())
     }
 
-    /// Raw libzmq REQ/REP round trips of `payloadBytes`: a REP echo server on its own thread and
-    /// context, and a REQ client here — the floor under every request the services answer.
-    static func rawRequestReply(requests: Int, payloadBytes: Int) throws -> Self {
+    /// Sends `requests` payloads on `client` with `window` in flight (after a warm-up of a tenth,
+    /// at most 1,000, passed negative indices) and times each from its send to its reply; the
+    /// server answers one connection in order, so the n-th reply answers the n-th request.
+    static func pipelined(
+        name: String, requests: Int, window: Int, payloadBytes: Int, client: PipelinedClient,
+        _ payload: (Int) throws -> Data, reply: (Data) throws -> Void = { _ in }, errors: () -> Int = { 0 }
+    ) throws -> Self {
+        let warmUp = min(1_000, requests / 10)
+        try client.exchange(count: warmUp, window: window) { try payload(-1 - $0) } reply: { _ in }
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        var sentAt: [ContinuousClock.Instant] = []
+        sentAt.reserveCapacity(requests)
+        let clock = ContinuousClock()
+        let started = clock.now
+        try client.exchange(count: requests, window: window) { index in
+            sentAt.append(clock.now)
+            return try payload(index)
+        } reply: { answer in
+            _ = histogram.record((clock.now - sentAt[Int(histogram.totalCount)]).asMicroseconds)
+            try reply(answer)
+        }
+        let seconds = (clock.now - started).asSeconds
+        return Self(
+            name: name, requests: requests, payloadBytes: payloadBytes, seconds: seconds,
+            perSecond: Double(requests) / seconds, p50Microseconds: histogram.valueAtPercentile(50),
+            p99Microseconds: histogram.valueAtPercentile(99), p999Microseconds: histogram.valueAtPercentile(99.9),
+            errors: errors())
+    }
+
+    /// Raw libzmq round trips of `payloadBytes` — the floor under every request the services
+    /// answer: an echo server on its own thread and context, and a client here; one at a time
+    /// over REQ/REP, or `inFlight` at a time from a DEALER to a ROUTER.
+    static func rawRequestReply(requests: Int, payloadBytes: Int, inFlight: Int = 1) throws -> Self {
         let serverContext = try ZMQContext()
         let bound = Mutex<String?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let server = Thread {
             do {
-                let socket = try ZMQSocket(context: serverContext, type: .rep)
+                let socket = try ZMQSocket(context: serverContext, type: inFlight > 1 ? .router : .rep)
                 defer { socket.close() }
                 try socket.setLinger(milliseconds: 0)
                 try socket.bind("tcp://127.0.0.1:*")
@@ -56,7 +86,7 @@ struct RoundTripMeasurement: Codable {
                 bound.withLock { $0 = endpoint }
                 ready.signal()
                 while let frames = try socket.receiveMessage() {
-                    try socket.send(frames)
+                    try socket.send(frames)  // a ROUTER's frames start with the peer's identity: back to it
                 }
             } catch {
                 ready.signal()
@@ -69,11 +99,18 @@ struct RoundTripMeasurement: Codable {
             serverContext.terminate()
         }
         guard let endpoint = bound.withLock({ $0 }) else { throw ValidationError("raw baseline server failed to bind") }
-        let client = RequestClient(context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
         let payload = Data(repeating: 0x61, count: payloadBytes)
-        return try measure(name: "raw libzmq REQ/REP", requests: requests, payloadBytes: payloadBytes) { _ in
-            _ = try client.request(payload)
+        guard inFlight > 1 else {
+            let client = RequestClient(
+                context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
+            return try measure(name: "raw libzmq REQ/REP", requests: requests, payloadBytes: payloadBytes) { _ in
+                _ = try client.request(payload)
+            }
         }
+        return try pipelined(
+            name: "raw libzmq DEALER/ROUTER", requests: requests, window: inFlight, payloadBytes: payloadBytes,
+            client: try PipelinedClient(context: try ZMQContextHolder.shared, endpoint: endpoint)
+        ) { _ in payload }
     }
 
     /// The middle one by rate: what a noisy machine's rounds are summarised by.
