@@ -18,13 +18,32 @@ struct RoundTripMeasurement: Codable {
     var p999Microseconds: UInt64
     var errors: Int
 
+    private init(
+        name: String, requests: Int, payloadBytes: Int, elapsed: Duration, histogram: Histogram<UInt64>, errors: Int
+    ) {
+        self.name = name
+        self.requests = requests
+        self.payloadBytes = payloadBytes
+        seconds = elapsed.asSeconds
+        perSecond = Double(requests) / seconds
+        p50Microseconds = histogram.valueAtPercentile(50)
+        p99Microseconds = histogram.valueAtPercentile(99)
+        p999Microseconds = histogram.valueAtPercentile(99.9)
+        self.errors = errors
+    }
+
+    /// Microseconds up to a minute, to three significant digits.
+    private static func microsecondHistogram() -> Histogram<UInt64> {
+        Histogram(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+    }
+
     /// Runs `roundTrip` `requests` times after a warm-up of a tenth of that (at most 1,000,
     /// passed negative indices) and times each call.
     static func measure(
         name: String, requests: Int, payloadBytes: Int, _ roundTrip: (Int) throws -> Void, errors: () -> Int = { 0 }
     ) throws -> Self {
         for index in 0..<min(1_000, requests / 10) { try roundTrip(-1 - index) }
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        var histogram = Self.microsecondHistogram()
         let clock = ContinuousClock()
         let started = clock.now
         for index in 0..<requests {
@@ -32,11 +51,8 @@ struct RoundTripMeasurement: Codable {
             try roundTrip(index)
             _ = histogram.record((clock.now - sent).asMicroseconds)
         }
-        let seconds = (clock.now - started).asSeconds
         return Self(
-            name: name, requests: requests, payloadBytes: payloadBytes, seconds: seconds,
-            perSecond: Double(requests) / seconds, p50Microseconds: histogram.valueAtPercentile(50),
-            p99Microseconds: histogram.valueAtPercentile(99), p999Microseconds: histogram.valueAtPercentile(99.9),
+            name: name, requests: requests, payloadBytes: payloadBytes, elapsed: clock.now - started, histogram: histogram,
             errors: errors())
     }
 
@@ -49,7 +65,7 @@ struct RoundTripMeasurement: Codable {
     ) throws -> Self {
         let warmUp = min(1_000, requests / 10)
         try client.exchange(count: warmUp, window: window) { try payload(-1 - $0) } reply: { _ in }
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        var histogram = Self.microsecondHistogram()
         var sentAt: [ContinuousClock.Instant] = []
         sentAt.reserveCapacity(requests)
         let clock = ContinuousClock()
@@ -61,11 +77,8 @@ struct RoundTripMeasurement: Codable {
             _ = histogram.record((clock.now - sentAt[Int(histogram.totalCount)]).asMicroseconds)
             try reply(answer)
         }
-        let seconds = (clock.now - started).asSeconds
         return Self(
-            name: name, requests: requests, payloadBytes: payloadBytes, seconds: seconds,
-            perSecond: Double(requests) / seconds, p50Microseconds: histogram.valueAtPercentile(50),
-            p99Microseconds: histogram.valueAtPercentile(99), p999Microseconds: histogram.valueAtPercentile(99.9),
+            name: name, requests: requests, payloadBytes: payloadBytes, elapsed: clock.now - started, histogram: histogram,
             errors: errors())
     }
 
