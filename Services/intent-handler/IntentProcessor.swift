@@ -105,7 +105,7 @@ final class IntentProcessor {
             }
             return Outcome(reply: handled.reply)
         }
-        return try store.inSavepoint(db) {
+        return try db.inCachedSavepoint {
             let outcome = try change(now)
             try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
             return outcome

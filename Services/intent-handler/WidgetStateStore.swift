@@ -49,22 +49,6 @@ final class WidgetStateStore {
 
     // MARK: - Reads and writes inside a transaction
 
-    /// Runs `body` in a savepoint: its changes stay if it returns and are undone if it throws,
-    /// whatever else the enclosing transaction holds. Like GRDB's `inSavepoint`, but from cached
-    /// statements, as every request of a group commit runs one.
-    func inSavepoint<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        try db.cachedStatement(sql: "SAVEPOINT request").execute()
-        do {
-            let result = try body()
-            try db.cachedStatement(sql: "RELEASE SAVEPOINT request").execute()
-            return result
-        } catch {
-            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT request").execute()
-            try db.cachedStatement(sql: "RELEASE SAVEPOINT request").execute()
-            throw error
-        }
-    }
-
     func lastSequence(_ db: Database) throws -> UInt64 {
         try UInt64.fetchOne(db.cachedStatement(sql: "SELECT value FROM bus_sequence WHERE name = 'state'")) ?? 0
     }

@@ -32,8 +32,9 @@ struct MetricsIngestService: Service {
 
     /// Upper bound on how long a stop request waits for the loop to notice it.
     static let pollIntervalMilliseconds = 100
-    /// Messages handled per socket before the loop looks at the others again.
-    static let drainBatch = 256
+    /// Messages taken from a socket before the loop looks at the others again; the pushed ones
+    /// taken together are committed in one transaction (group commit).
+    static let drainBatch = 64
     /// How long pushed samples wait at start for the users' zones (intent-handler's first
     /// snapshot); past this they are taken, and users without a known zone count in UTC.
     static let zoneWait: TimeInterval = 3
@@ -98,12 +99,13 @@ struct MetricsIngestService: Service {
                 timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds))
             _ = try zones.handle(ready: ready[2...])
             if ready[0].contains(.readable) {
+                var pushed: [[Data]] = []
                 for _ in 0..<Self.drainBatch where !stop.isRequested {
                     guard let frames = try samples.receiveMessage(dontWait: true) else { break }
-                    let events = ingestor.ingest(frames, timeZone: zones.timeZone(user:))
-                    for event in events {
-                        try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
-                    }
+                    pushed.append(frames)
+                }
+                for event in ingestor.ingest(pushed, timeZone: zones.timeZone(user:)) {
+                    try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
                 }
             }
             if ready[1].contains(.readable) {

@@ -14,6 +14,17 @@ struct MetricsIngestTests {
         Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - minutesAgo * 60)
     }
 
+    /// intent-handler (the users' zones; without it samples wait 3 s for them), metrics-ingest,
+    /// and a subscriber to metrics events that has seen a heartbeat.
+    static func metricsIngestWithSubscriber() throws -> (BusFixture, EventSubscriber) {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        try bus.start(.metricsIngest)
+        let subscriber = try EventSubscriber(endpoint: bus.endpoint(.metricsEvents), topics: [Topic.metricsPrefix, Topic.heartbeat])
+        try subscriber.waitForHeartbeat()
+        return (bus, subscriber)
+    }
+
     @Test func samplesBecomeTheUsersAggregateInTheirZone() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
@@ -118,11 +129,7 @@ struct MetricsIngestTests {
     }
 
     @Test func everyChangeIsASequencedEventNamingItsMessage() throws {
-        let bus = try BusFixture()
-        try bus.start(.intentHandler)  // the users' zones; without it samples wait 3 s for them
-        try bus.start(.metricsIngest)
-        let subscriber = try EventSubscriber(endpoint: bus.endpoint(.metricsEvents), topics: [Topic.metricsPrefix, Topic.heartbeat])
-        try subscriber.waitForHeartbeat()
+        let (bus, subscriber) = try Self.metricsIngestWithSubscriber()
 
         let first = try bus.ingest("stress", "--user", "pia", "--score", "30")
         let second = try bus.ingest("hrv", "--user", "ravi", "--ms", "42")
@@ -138,16 +145,41 @@ struct MetricsIngestTests {
         #expect(beat.publisher == "metrics-ingest" && beat.sequence == 2)
     }
 
+    @Test func aBurstOfPushedMessagesIsCommittedTogetherYetMessageByMessage() throws {
+        let (bus, subscriber) = try Self.metricsIngestWithSubscriber()
+        let push = try RawPusher(endpoint: bus.endpoint(.metrics))
+
+        // 40 messages pushed back to back queue up together: 4 users, a new stress score each,
+        // one sample repeated by a later message, and one message that is not JSON.
+        let start = Self.minute(10)
+        func sample(_ index: Int) -> String {
+            sampleLine("stress", user: "burst-\(index % 4)", takenAt: start.addingTimeInterval(Double(index)), #""score":\#(10 + index)"#)
+        }
+        for index in 0..<40 {
+            let body = index == 20 ? sample(0) : sample(index)
+            try push.send(Data((index == 25 ? "not json" : RawClient.envelope(type: "MetricSample", user: nil, id: "burst-\(index)", body: body)).utf8))
+        }
+        let status = try bus.metricsStatus(handled: 39)
+        #expect(status.accepted == 38 && status.duplicates == 1)
+        #expect(status.rejectedMessages == ["bad_json": 1])
+
+        let events = try subscriber.receive(MetricsChangedBody.self, type: .metricsChanged, count: 38)
+        #expect(events.map(\.body.sequence) == Array(1...38), "one version per accepted sample, gap-free")
+        let expected = (0..<40).filter { $0 != 20 && $0 != 25 }.map { "burst-\($0)" }
+        #expect(events.map(\.body.causedBy) == expected, "in push order, each naming its message")
+        for user in 0..<4 {
+            let last = try #require((0..<40).filter { $0 % 4 == user && $0 != 20 && $0 != 25 }.last)
+            let record = try #require(try bus.metricsRecord(user: "burst-\(user)"))
+            #expect(record.aggregate.latestStress?.stressLevel == 10 + last, "each user's aggregate ends at their last score")
+            #expect(record.version == events.last { $0.body.user == "burst-\(user)" }?.body.sequence)
+        }
+    }
+
     @Test func badMessagesAndRequestsAreCountedOrAnsweredAndChangeNothing() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)  // the users' zones; without it samples wait 3 s for them
         try bus.start(.metricsIngest)
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let push = try ZMQSocket(context: context, type: .push)
-        defer { push.close() }
-        try push.setLinger(milliseconds: 2_000)
-        try push.connect(bus.endpoint(.metrics))
+        let push = try RawPusher(endpoint: bus.endpoint(.metrics))
         try push.send(Data("not json".utf8))
         try push.send([Data("two".utf8), Data("frames".utf8)])
         try push.send(Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":3}"#).utf8))

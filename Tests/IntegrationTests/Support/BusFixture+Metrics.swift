@@ -77,6 +77,32 @@ extension BusFixture {
     }
 }
 
+/// A PUSH socket of a test's own, to send metrics-ingest frames widgetctl would never send.
+final class RawPusher {
+    private let context: ZMQContext
+    private let socket: ZMQSocket
+
+    init(endpoint: String) throws {
+        context = try ZMQContext()
+        socket = try ZMQSocket(context: context, type: .push)
+        try socket.setLinger(milliseconds: 2_000)
+        try socket.connect(endpoint)
+    }
+
+    deinit {
+        socket.close()
+        context.terminate()
+    }
+
+    func send(_ frame: Data) throws {
+        try socket.send(frame)
+    }
+
+    func send(_ frames: [Data]) throws {
+        try socket.send(frames)
+    }
+}
+
 /// A sample line as a gateway would write it.
 func sampleLine(_ kind: String, user: String, takenAt: Date, source: String = "gateway", _ fields: String) -> String {
     #"{"kind":"\#(kind)","user":"\#(user)","takenAt":"\#(WireDate.format(takenAt))","source":"\#(source)",\#(fields)}"#
