@@ -218,6 +218,31 @@ struct SnapshotWriterTests {
         #expect(missing.stderr.contains("no snapshot at"))
     }
 
+    @Test func unsafeUserIDsAreRefusedByTheWriterItselfEvenWhenItsOwnerServesThem() throws {
+        // intent-handler refuses such ids on the wire; this owner does not, so the only guard
+        // left is snapshot-writer's own path check right before the file system.
+        let bus = try BusFixture()
+        let hostile = ["..", "../escaped", "a/b", "dot/../../escaped", String(repeating: "x", count: 300)]
+        let states = (hostile + ["safe"]).enumerated().map { index, user in
+            StateRecord(user: user, app: .tensionCheck, version: UInt64(index + 1), state: .initial(for: .tensionCheck))
+        }
+        let owner = try FakeStateOwner(
+            snapshotEndpoint: bus.endpoint(.stateSnapshot), eventsEndpoint: bus.endpoint(.stateEvents),
+            snapshot: SnapshotBody(sequence: UInt64(states.count), states: states))
+        defer { owner.stop() }
+        let writer = try bus.start(.snapshotWriter)
+
+        _ = try bus.tensionSnapshot(user: "safe", version: UInt64(states.count))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.path) == ["safe"])
+        let parent = bus.snapshotRoot.deletingLastPathComponent()
+        #expect(!FileManager.default.fileExists(atPath: parent.appendingPathComponent("escaped").path))
+        #expect(!FileManager.default.fileExists(atPath: parent.appendingPathComponent("TensionCheckWidget.json").path))
+        #expect(!FileManager.default.fileExists(atPath: parent.deletingLastPathComponent().appendingPathComponent("escaped").path))
+        try bus.waitUntil("every hostile id is logged as refused", timeout: 5) {
+            writer.log.components(separatedBy: "snapshot refused").count - 1 >= hostile.count
+        }
+    }
+
     // MARK: - Helpers
 
     /// Waits for the snapshot file of `kind` at `version` and compares it field by field with
@@ -370,5 +395,56 @@ final class IntentBurst: Sendable {
     /// The last state committed for each user.
     func finalStates() throws -> [String: StateRecord] {
         try outcome.withLock { $0 }!.get()
+    }
+}
+
+/// A state owner that answers every snapshot request with one fixed snapshot and publishes
+/// heartbeats at its sequence — whatever ids the snapshot holds.
+final class FakeStateOwner: Sendable {
+    private let stopSignal = StopSignal()
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(snapshotEndpoint: String, eventsEndpoint: String, snapshot: SnapshotBody) throws {
+        let bound = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        let thread = Thread { [self] in
+            do {
+                let codec = WireCodec()
+                let context = try ZMQContext()
+                defer { context.terminate() }
+                let requests = try ZMQSocket(context: context, type: .router)
+                defer { requests.close() }
+                let events = try ZMQSocket(context: context, type: .pub)
+                defer { events.close() }
+                try requests.setLinger(milliseconds: 0)
+                try events.setLinger(milliseconds: 0)
+                try requests.bind(BusEndpoint.bindAddress(for: snapshotEndpoint))
+                try events.bind(BusEndpoint.bindAddress(for: eventsEndpoint))
+                bound.signal()
+                while !stopSignal.isRequested {
+                    let heartbeat = Envelope(
+                        type: MessageType.heartbeat.rawValue, body: HeartbeatBody(publisher: "fake-owner", sequence: snapshot.sequence))
+                    try events.send([Data(Topic.heartbeat.utf8), try codec.encode(heartbeat)])
+                    guard try ZMQPoller.poll([(requests, .readable)], timeoutMilliseconds: 100)[0].contains(.readable),
+                        let frames = try requests.receiveMessage()
+                    else { continue }
+                    let message = RoutedMessage(frames: frames)
+                    let id = message.payload.flatMap { try? codec.decode(EnvelopeHeader.self, from: $0).id }
+                    try requests.send(message.reply(try codec.reply(to: id, user: nil, type: .snapshotReply, body: snapshot)))
+                }
+            } catch {
+                failure.withLock { $0 = error }
+                bound.signal()
+            }
+            finished.signal()
+        }
+        thread.start()
+        bound.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    func stop() {
+        stopSignal.request()
+        finished.wait()
     }
 }
