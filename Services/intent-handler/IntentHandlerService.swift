@@ -91,22 +91,14 @@ struct IntentHandlerService: Service {
         _ socket: ZMQSocket, as endpoint: IntentProcessor.Endpoint, processor: IntentProcessor,
         publisher: EventPublisher, stop: StopSignal
     ) throws {
-        var requests: [(message: RoutedMessage, payload: Data)] = []
+        var messages: [RoutedMessage] = []
         for _ in 0..<Self.drainBatch where !stop.isRequested {
             guard let frames = try socket.receiveMessage(dontWait: true) else { break }
-            let message = RoutedMessage(frames: frames)
-            guard let payload = message.payload else {
-                let reply = WireCodec().errorReply(
-                    to: nil, user: nil, code: .badFrames,
-                    message: "expected exactly one payload frame, got \(message.payloadFrames.count)")
-                try socket.send(message.reply(reply), dontWait: true)
-                continue
-            }
-            requests.append((message, payload))
+            messages.append(RoutedMessage(frames: frames))
         }
-        guard !requests.isEmpty else { return }
-        for (request, outcome) in zip(requests, processor.process(requests.map(\.payload), on: endpoint)) {
-            try socket.send(request.message.reply(outcome.reply), dontWait: true)
+        guard !messages.isEmpty else { return }
+        for (message, outcome) in zip(messages, processor.process(messages, on: endpoint)) {
+            try socket.send(message.reply(outcome.reply), dontWait: true)
             if let event = outcome.event {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
             }

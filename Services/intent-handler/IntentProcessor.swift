@@ -35,23 +35,22 @@ final class IntentProcessor {
         self.random = random
     }
 
-    /// The outcome of each payload, in order, after one commit of all their effects. If the
+    /// The outcome of each message, in order, after one commit of all their effects. If the
     /// commit fails nothing is stored: every request gets an `internal` error and no event.
-    func process(_ payloads: [Data], on endpoint: Endpoint) -> [Outcome] {
+    func process(_ messages: [RoutedMessage], on endpoint: Endpoint) -> [Outcome] {
         do {
-            return try store.database.write { db in payloads.map { process($0, on: endpoint, db: db) } }
+            return try store.database.write { db in messages.map { process($0, on: endpoint, db: db) } }
         } catch {
             let failure = ProtocolError(.internalError, "the store could not commit: \(error)")
-            return payloads.map { Outcome(reply: codec.errorReply(toUndecodable: $0, failure)) }
+            return messages.map { Outcome(reply: codec.errorReply(toUndecodable: $0.payload ?? Data(), failure)) }
         }
     }
 
-    private func process(_ payload: Data, on endpoint: Endpoint, db: Database) -> Outcome {
+    private func process(_ message: RoutedMessage, on endpoint: Endpoint, db: Database) -> Outcome {
         let request: Request
-        do {
-            request = try Request.decode(payload, codec: codec)
-        } catch {
-            return Outcome(reply: codec.errorReply(toUndecodable: payload, error))
+        switch message.request(codec: codec, Request.decode) {
+        case .success(let decoded): request = decoded
+        case .failure(let refused): return Outcome(reply: refused.reply)
         }
         do {
             switch (request.body, endpoint) {

@@ -10,15 +10,10 @@ struct MetricsQueryResponder {
     let codec: WireCodec
 
     func reply(to message: RoutedMessage) -> Data {
-        guard let payload = message.payload else {
-            return codec.errorReply(
-                to: nil, user: nil, code: .badFrames, message: "expected exactly one payload frame, got \(message.payloadFrames.count)")
-        }
         let request: MetricsRequest
-        do {
-            request = try MetricsRequest.decode(payload, codec: codec)
-        } catch {
-            return codec.errorReply(toUndecodable: payload, error)
+        switch message.request(codec: codec, MetricsRequest.decode) {
+        case .success(let decoded): request = decoded
+        case .failure(let refused): return refused.reply
         }
         do {
             switch request.body {

@@ -199,16 +199,10 @@ final class SyncBus: IntentHandlerClient, Sendable {
     private func answer(
         _ message: RoutedMessage, latest: [String: SyncResult], onTrigger: (BusTrigger) -> Bool, codec: WireCodec
     ) -> Data? {
-        guard let payload = message.payload else {
-            return codec.errorReply(
-                to: nil, user: nil, code: .badFrames,
-                message: "expected exactly one payload frame, got \(message.payloadFrames.count)")
-        }
         let request: Request
-        do {
-            request = try Request.decode(payload, codec: codec)
-        } catch {
-            return codec.errorReply(toUndecodable: payload, error)
+        switch message.request(codec: codec, Request.decode) {
+        case .success(let decoded): request = decoded
+        case .failure(let refused): return refused.reply
         }
         do {
             switch request.body {

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetBusProtocol
 
 /// A message as a ROUTER socket receives it: the routing frames to echo back, then the payload.
 ///
@@ -27,5 +28,30 @@ public struct RoutedMessage {
     /// The frames that deliver `reply` to the sender.
     public func reply(_ reply: Data) -> [Data] {
         route + [reply]
+    }
+}
+
+/// A request a service answers with an error instead of handling it; `reply` is that answer.
+public struct RefusedRequest: Error {
+    public let reply: Data
+}
+
+extension RoutedMessage {
+    /// The first step of every request endpoint: the request this message carries, decoded by
+    /// `decode` (`Request.decode`, `MetricsRequest.decode`), or the error reply that answers it
+    /// instead — `bad_frames` when it is not exactly one payload frame, else the decoding
+    /// error's code, naming the request when its id is readable.
+    public func request<Decoded>(
+        codec: WireCodec, _ decode: (Data, WireCodec) throws(ProtocolError) -> Decoded
+    ) -> Result<Decoded, RefusedRequest> {
+        guard let payload else {
+            return .failure(RefusedRequest(reply: codec.errorReply(
+                to: nil, user: nil, code: .badFrames, message: "expected exactly one payload frame, got \(payloadFrames.count)")))
+        }
+        do throws(ProtocolError) {
+            return .success(try decode(payload, codec))
+        } catch {
+            return .failure(RefusedRequest(reply: codec.errorReply(toUndecodable: payload, error)))
+        }
     }
 }
