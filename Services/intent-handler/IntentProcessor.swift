@@ -4,7 +4,7 @@ import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 
-/// Turns request payloads into their replies and, when state changed, the events to publish —
+/// Turns routed requests into their replies and, when state changed, the events to publish —
 /// committing them before any leaves the process. A drained burst of requests shares one
 /// transaction (group commit: one commit instead of one per intent), each request in a savepoint
 /// of its own so that one failing changes nothing of the others. Pure rules come from
