@@ -1,0 +1,1 @@
+../GoldenSupport/GoldenFixtures.swift

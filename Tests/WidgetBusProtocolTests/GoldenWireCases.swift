@@ -1,0 +1,1 @@
+../GoldenSupport/GoldenWireCases.swift
