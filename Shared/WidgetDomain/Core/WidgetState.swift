@@ -1,7 +1,8 @@
 import Foundation
 
-/// One user's state of one app: the sum of the five apps' states.
-public enum WidgetState: Sendable, Equatable {
+/// One user's state of one app: the sum of the five apps' states. Encoded as the app's own
+/// state; decoded knowing the app (``init(app:from:forKey:)``).
+public enum WidgetState: Sendable, Equatable, Encodable {
     case tensionCheck(TensionCheckState)
     case diet(DietState)
     case tenX(TenXState)
@@ -43,12 +44,16 @@ public enum WidgetState: Sendable, Equatable {
     }
 
     public func encode<Key: CodingKey>(to container: inout KeyedEncodingContainer<Key>, forKey key: Key) throws {
+        try container.encode(self, forKey: key)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
         switch self {
-        case .tensionCheck(let state): try container.encode(state, forKey: key)
-        case .diet(let state): try container.encode(state, forKey: key)
-        case .tenX(let state): try container.encode(state, forKey: key)
-        case .stressMonitor(let state): try container.encode(state, forKey: key)
-        case .jitter(let state): try container.encode(state, forKey: key)
+        case .tensionCheck(let state): try state.encode(to: encoder)
+        case .diet(let state): try state.encode(to: encoder)
+        case .tenX(let state): try state.encode(to: encoder)
+        case .stressMonitor(let state): try state.encode(to: encoder)
+        case .jitter(let state): try state.encode(to: encoder)
         }
     }
 
