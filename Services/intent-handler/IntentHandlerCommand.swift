@@ -11,14 +11,14 @@ struct IntentHandlerCommand: AsyncParsableCommand {
         abstract: "Owns widget state: applies intents exactly once, commits, replies, publishes state events.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
-            .dataDirectory, .logLevel,
+            .dataDirectory, .stateCapacity, .logLevel,
         ])
     )
 
     func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "intent-handler")
-        let service = IntentHandlerService(
-            configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)
+        let configuration = try IntentHandlerService.Configuration(environment: ProcessInfo.processInfo.environment)
+        let service = IntentHandlerService(configuration: configuration, logger: logger)
         let group = ServiceGroup(
             configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -14,13 +14,16 @@ struct IntentHandlerService: Service {
         var stateEventsEndpoint: String
         var snapshotEndpoint: String
         var databasePath: String
+        /// How many user states (one user's state of one app) stay decoded in memory.
+        var stateCapacity: Int
 
-        init(environment: [String: String]) {
+        init(environment: [String: String]) throws {
             intentsEndpoint = BusEndpoint.intents.resolve(in: environment)
             stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
             let dataDirectory = EnvironmentSetting.dataDirectory.resolve(in: environment)
             databasePath = (dataDirectory as NSString).appendingPathComponent("intent-handler.sqlite")
+            stateCapacity = try EnvironmentSetting.stateCapacity.integer(in: environment, range: 1...10_000_000)
         }
     }
 
@@ -45,7 +48,7 @@ struct IntentHandlerService: Service {
         let store = try WidgetStateStore(path: configuration.databasePath, codec: codec)
         let pruned = try store.pruneHandledRequests(olderThan: Date().addingTimeInterval(-WidgetStateStore.replyRetention))
         var nextPrune = Date().addingTimeInterval(3600)
-        let processor = IntentProcessor(store: store, codec: codec)
+        let processor = try IntentProcessor(store: store, codec: codec, capacity: configuration.stateCapacity)
 
         let context = try ZMQContext()
         defer { context.terminate() }
@@ -53,7 +56,7 @@ struct IntentHandlerService: Service {
         defer { intents.close() }
         let snapshots = try Self.boundRouter(context, configuration.snapshotEndpoint)
         defer { snapshots.close() }
-        let sequence = try store.database.read { try store.lastSequence($0) }
+        let sequence = processor.lastSequence
         let publisher = try EventPublisher(
             name: "intent-handler", context: context, bindTo: configuration.stateEventsEndpoint, lastSequence: sequence, codec: codec)
         defer { publisher.close() }
@@ -63,7 +66,7 @@ struct IntentHandlerService: Service {
             metadata: [
                 "intents": "\(configuration.intentsEndpoint)", "events": "\(configuration.stateEventsEndpoint)",
                 "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
-                "sequence": "\(sequence)", "prunedReplies": "\(pruned)",
+                "sequence": "\(sequence)", "prunedReplies": "\(pruned)", "stateCapacity": "\(configuration.stateCapacity)",
             ])
 
         while !stop.isRequested {
@@ -112,4 +115,10 @@ struct IntentHandlerService: Service {
         try socket.bind(BusEndpoint.bindAddress(for: endpoint))
         return socket
     }
+}
+
+extension EnvironmentSetting {
+    static let stateCapacity = EnvironmentSetting(
+        variable: "WIDGETBUS_STATE_CAPACITY", defaultValue: "100000",
+        purpose: "user states (one user's state of one app) kept decoded in memory; the least recently used beyond it are read from the store again")
 }

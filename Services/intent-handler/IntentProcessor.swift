@@ -9,15 +9,34 @@ import WidgetDomain
 /// transaction (group commit: one commit instead of one per intent), each request in a savepoint
 /// of its own so that one failing changes nothing of the others. Pure rules come from
 /// WidgetDomain; this type only decodes, looks up, persists and encodes.
+///
+/// The states and profiles of the users active lately stay decoded in memory (bounded, least
+/// recently used evicted): an intent reads its user's state from there, and the store — the
+/// durable truth, read on a miss and after a restart — only takes writes. Memory changes only
+/// after the transaction that made the change committed. The event sequence is kept here too,
+/// stored once per transaction. A new state is encoded once; its stored row, reply and event
+/// splice the same bytes.
 final class IntentProcessor {
     /// What to send after the commit.
     struct Outcome {
         var reply: Data
         var event: (topic: String, sequence: UInt64, payload: Data)?
+        /// What the request changed, for memory once the transaction has committed.
+        fileprivate var changes: [Change] = []
     }
 
     enum Endpoint {
         case intents, snapshot
+    }
+
+    fileprivate enum Change {
+        case state(StateRecord)
+        case profile(UserProfile)
+    }
+
+    private struct StateKey: Hashable {
+        var user: String
+        var app: WidgetApp
     }
 
     private static let ianaTimeZones = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC"])
@@ -26,21 +45,56 @@ final class IntentProcessor {
     private let codec: WireCodec
     private let clock: @Sendable () -> Date
     private var random: RandomSource
+    /// Committed states of the users active lately; a user's state not here is in the store.
+    private var states: LeastRecentlyUsed<StateKey, StateRecord>
+    /// Committed profiles of the same users; nil: the user has none (UTC).
+    private var profiles: LeastRecentlyUsed<String, UserProfile?>
+    private var timeZones: [String: TimeZone] = [:]
+    /// Changes made by requests of the transaction in progress whose savepoints were released:
+    /// later requests of the same burst read them; memory takes them at commit.
+    private var uncommittedStates: [StateKey: StateRecord] = [:]
+    private var uncommittedProfiles: [String: UserProfile] = [:]
+    /// The last sequence number given to an event, and the last one stored.
+    private var sequence: UInt64
+    private var storedSequence: UInt64
 
-    init(store: WidgetStateStore, codec: WireCodec, clock: @escaping @Sendable () -> Date = Date.init,
-         random: RandomSource = .system) {
+    /// - Parameter capacity: how many user states (a user's state of one app) stay in memory.
+    init(
+        store: WidgetStateStore, codec: WireCodec, capacity: Int, clock: @escaping @Sendable () -> Date = Date.init,
+        random: RandomSource = .system
+    ) throws {
         self.store = store
         self.codec = codec
         self.clock = clock
         self.random = random
+        states = LeastRecentlyUsed(capacity: capacity)
+        profiles = LeastRecentlyUsed(capacity: capacity)
+        sequence = try store.database.read { try store.lastSequence($0) }
+        storedSequence = sequence
     }
+
+    /// The sequence of the last committed event.
+    var lastSequence: UInt64 { storedSequence }
 
     /// The outcome of each message, in order, after one commit of all their effects. If the
     /// commit fails nothing is stored: every request gets an `internal` error and no event.
     func process(_ messages: [RoutedMessage], on endpoint: Endpoint) -> [Outcome] {
+        defer {
+            uncommittedStates.removeAll(keepingCapacity: true)
+            uncommittedProfiles.removeAll(keepingCapacity: true)
+        }
         do {
-            return try store.database.write { db in messages.map { process($0, on: endpoint, db: db) } }
+            let outcomes = try store.database.write { db in
+                let outcomes = messages.map { process($0, on: endpoint, db: db) }
+                if sequence != storedSequence { try store.saveSequence(db, sequence) }
+                return outcomes
+            }
+            storedSequence = sequence
+            for (key, record) in uncommittedStates { states.set(record, for: key) }
+            for (user, profile) in uncommittedProfiles { profiles.set(profile, for: user) }
+            return outcomes
         } catch {
+            sequence = storedSequence
             let failure = ProtocolError(.internalError, "the store could not commit: \(error)")
             return messages.map { Outcome(reply: codec.errorReply(toUndecodable: $0.payload ?? Data(), failure)) }
         }
@@ -104,18 +158,64 @@ final class IntentProcessor {
             }
             return Outcome(reply: handled.reply)
         }
-        return try db.inCachedSavepoint {
-            let outcome = try change(now)
-            try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
-            return outcome
+        let sequenceBefore = sequence
+        let outcome: Outcome
+        do {
+            outcome = try db.inCachedSavepoint {
+                let outcome = try change(now)
+                try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
+                return outcome
+            }
+        } catch {
+            sequence = sequenceBefore
+            throw error
         }
+        for change in outcome.changes {
+            switch change {
+            case .state(let record): uncommittedStates[StateKey(user: record.user, app: record.app)] = record
+            case .profile(let profile): uncommittedProfiles[profile.user] = profile
+            }
+        }
+        return outcome
+    }
+
+    /// The committed state of `user`'s `app`, or the one a request of this transaction left.
+    private func state(user: String, app: WidgetApp, db: Database) throws -> StateRecord? {
+        let key = StateKey(user: user, app: app)
+        if let record = uncommittedStates[key] ?? states.value(for: key) { return record }
+        guard let stored = try store.state(db, user: user, app: app) else { return nil }
+        // Read outside any change of this transaction (those are above), so it is committed.
+        let record = try stored.encodingStateOnce(with: codec)
+        states.set(record, for: key)
+        return record
+    }
+
+    private func profile(user: String, db: Database) throws -> UserProfile? {
+        if let profile = uncommittedProfiles[user] { return profile }
+        if let cached = profiles.value(for: user) { return cached }
+        let stored = try store.profile(db, user: user)
+        profiles.set(stored, for: user)
+        return stored
+    }
+
+    private func timeZone(user: String, db: Database) throws -> TimeZone {
+        guard let identifier = try profile(user: user, db: db)?.timeZone else { return .gmt }
+        if let zone = timeZones[identifier] { return zone }
+        let zone = TimeZone(identifier: identifier) ?? .gmt
+        timeZones[identifier] = zone
+        return zone
+    }
+
+    private func nextSequence() -> UInt64 {
+        sequence += 1
+        return sequence
     }
 
     private func apply(_ intent: WidgetIntent, of request: Request, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
-        let current = try store.state(db, user: user, app: intent.app)
-            ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app))
-        let timeZone = try store.profile(db, user: user).flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
+        let current = try state(user: user, app: intent.app, db: db)
+            ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app)).encodingStateOnce(with: codec)
+        let timeZone = try timeZone(user: user, db: db)
         var context = ReduceContext(now: now, timeZone: timeZone, random: random)
         defer { random = context.random }
 
@@ -130,8 +230,9 @@ final class IntentProcessor {
             let body = StateReplyBody(record: current, openURL: transition.openURL)
             return Outcome(reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now))
         }
-        let sequence = try store.nextSequence(db)
-        let record = StateRecord(user: user, app: intent.app, version: sequence, state: transition.state)
+        let sequence = nextSequence()
+        let record = try StateRecord(user: user, app: intent.app, version: sequence, state: transition.state)
+            .encodingStateOnce(with: codec)
         try store.saveState(db, record)
         for pending in transition.records {
             try store.savePendingRecord(db, user: user, record: pending, revision: sequence)
@@ -142,14 +243,15 @@ final class IntentProcessor {
         let body = StateReplyBody(record: record, openURL: transition.openURL)
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now),
-            event: (Topic.state(app: intent.app, user: user), sequence, try codec.encode(event)))
+            event: (Topic.state(app: intent.app, user: user), sequence, try codec.encode(event)),
+            changes: [.state(record)])
     }
 
     /// Publishes `AppForegrounded` (the seed's sync trigger) and answers with the records that
     /// are waiting for that sync.
     private func appForeground(of request: Request, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
-        let sequence = try store.nextSequence(db)
+        let sequence = nextSequence()
         let event = Envelope(
             type: MessageType.appForegrounded.rawValue, user: user, sentAt: now,
             body: AppForegroundedBody(sequence: sequence, causedBy: request.id, user: user))
@@ -166,16 +268,17 @@ final class IntentProcessor {
                 to: request.id, user: user, code: .invalidTimeZone,
                 message: "\(identifier) is not an IANA time zone identifier"))
         }
-        if let current = try store.profile(db, user: user), current.timeZone == identifier {
+        if let current = try profile(user: user, db: db), current.timeZone == identifier {
             return Outcome(reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: current, now: now))
         }
-        let profile = UserProfile(user: user, timeZone: identifier, version: try store.nextSequence(db))
+        let profile = UserProfile(user: user, timeZone: identifier, version: nextSequence())
         try store.saveProfile(db, profile)
         let event = Envelope(
             type: MessageType.profileChanged.rawValue, user: user, sentAt: now,
             body: ProfileChangedBody(sequence: profile.version, causedBy: request.id, profile: profile))
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: profile, now: now),
-            event: (Topic.profile(user: user), profile.version, try codec.encode(event)))
+            event: (Topic.profile(user: user), profile.version, try codec.encode(event)),
+            changes: [.profile(profile)])
     }
 }

@@ -53,9 +53,8 @@ final class WidgetStateStore {
         try UInt64.fetchOne(db.cachedStatement(sql: "SELECT value FROM bus_sequence WHERE name = 'state'")) ?? 0
     }
 
-    func nextSequence(_ db: Database) throws -> UInt64 {
-        try db.cachedStatement(sql: "UPDATE bus_sequence SET value = value + 1 WHERE name = 'state'").execute()
-        return try lastSequence(db)
+    func saveSequence(_ db: Database, _ sequence: UInt64) throws {
+        try db.cachedStatement(sql: "UPDATE bus_sequence SET value = ? WHERE name = 'state'").execute(arguments: [sequence])
     }
 
     func handledRequest(_ db: Database, id: String) throws -> (user: String?, type: String, reply: Data)? {
@@ -85,9 +84,8 @@ final class WidgetStateStore {
     }
 
     func saveProfile(_ db: Database, _ profile: UserProfile) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO user_profile (user, time_zone, version) VALUES (?, ?, ?)",
-            arguments: [profile.user, profile.timeZone, profile.version])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO user_profile (user, time_zone, version) VALUES (?, ?, ?)")
+            .execute(arguments: [profile.user, profile.timeZone, profile.version])
     }
 
     /// Inserts or replaces a pending record; `revision` tells a later sync acknowledgement
@@ -101,9 +99,10 @@ final class WidgetStateStore {
     /// Every state and profile whose topic starts with `topicPrefix`, with the sequence they are
     /// current at.
     func snapshot(_ db: Database, topicPrefix: String) throws -> SnapshotBody {
-        let records = try Data.fetchAll(db, sql: "SELECT record FROM widget_state ORDER BY user, app")
-            .map { try codec.decode(StateRecord.self, from: $0) }
-            .filter { Topic.state(app: $0.app, user: $0.user).hasPrefix(topicPrefix) }
+        // Filtered by topic before decoding: a follower that asks for profiles reads no state.
+        let records = try Row.fetchAll(db, sql: "SELECT user, app, record FROM widget_state ORDER BY user, app")
+            .filter { row in WidgetApp(rawValue: row["app"]).map { Topic.state(app: $0, user: row["user"]).hasPrefix(topicPrefix) } ?? false }
+            .map { try codec.decode(StateRecord.self, from: $0["record"]) }
         let profiles = try Row.fetchAll(db, sql: "SELECT user, time_zone, version FROM user_profile ORDER BY user")
             .map { UserProfile(user: $0["user"], timeZone: $0["time_zone"], version: $0["version"]) }
             .filter { Topic.profile(user: $0.user).hasPrefix(topicPrefix) }

@@ -8,13 +8,31 @@ public struct StateRecord: Codable, Sendable, Equatable {
     public var app: WidgetApp
     /// The owner's sequence number of the last change to this state.
     public var version: UInt64
-    public var state: WidgetState
+    public var state: WidgetState {
+        didSet { encodedState = nil }
+    }
+    /// The state's wire JSON once ``encodingStateOnce(with:)`` has produced it: every message
+    /// that carries this record (the stored row, the reply, the event) splices these bytes
+    /// instead of encoding the state again. Not part of equality; cleared when `state` changes.
+    public private(set) var encodedState: EncodedJSON?
 
     public init(user: String, app: WidgetApp, version: UInt64, state: WidgetState) {
         self.user = user
         self.app = app
         self.version = version
         self.state = state
+    }
+
+    /// This record with its state encoded, once, for the messages that will carry it.
+    public func encodingStateOnce(with codec: WireCodec) throws -> StateRecord {
+        guard encodedState == nil else { return self }
+        var record = self
+        record.encodedState = try codec.encodeOnce(state)
+        return record
+    }
+
+    public static func == (lhs: StateRecord, rhs: StateRecord) -> Bool {
+        lhs.user == rhs.user && lhs.app == rhs.app && lhs.version == rhs.version && lhs.state == rhs.state
     }
 
     private enum CodingKeys: String, CodingKey { case user, app, version, state }
@@ -32,7 +50,11 @@ public struct StateRecord: Codable, Sendable, Equatable {
         try container.encode(user, forKey: .user)
         try container.encode(app, forKey: .app)
         try container.encode(version, forKey: .version)
-        try state.encode(to: &container, forKey: .state)
+        if let encodedState {
+            try container.encode(encodedState, forKey: .state)
+        } else {
+            try container.encode(state, forKey: .state)
+        }
     }
 }
 
