@@ -75,7 +75,7 @@ struct MetricsIngestService: Service {
         defer { publisher.close() }
         let zones = try StateReplica(
             context: context, eventsEndpoint: configuration.stateEventsEndpoint,
-            snapshotEndpoint: configuration.stateSnapshotEndpoint, codec: codec, logger: logger)
+            snapshotEndpoint: configuration.stateSnapshotEndpoint, holdsStates: false, codec: codec, logger: logger)
         defer { zones.close() }
         let zoneDeadline = Date().addingTimeInterval(Self.zoneWait)
         var ingesting = false

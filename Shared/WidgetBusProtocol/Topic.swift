@@ -15,9 +15,12 @@ public enum Topic {
         "\(statePrefix)\(app.rawValue).\(user)"
     }
 
+    /// Prefix of every profile event.
+    public static let profilePrefix = "\(statePrefix)profile."
+
     /// `state.profile.<user>`: a user's settings, on the state publisher.
     public static func profile(user: String) -> String {
-        "\(statePrefix)profile.\(user)"
+        "\(profilePrefix)\(user)"
     }
 
     /// `state.foreground.<user>`: the user's app came to the foreground.

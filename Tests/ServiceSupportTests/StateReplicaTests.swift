@@ -105,6 +105,36 @@ struct StateReplicaTests {
         #expect(replica.record(user: "old", app: .tensionCheck) == nil)
     }
 
+    @Test func aReplicaOfProfilesOnlyFollowsTheSequenceWithoutReadingStates() throws {
+        let codec = WireCodec()
+        let stateEvent = try codec.encode(Envelope(
+            type: MessageType.stateChanged.rawValue, user: "ann",
+            body: StateChangedBody(sequence: 7, causedBy: "i7", record: ScriptedOwner.record("ann", version: 7))))
+        let profile = UserProfile(user: "ann", timeZone: "Europe/Paris", version: 8)
+        let profileEvent = try codec.encode(Envelope(
+            type: MessageType.profileChanged.rawValue, user: "ann", body: ProfileChangedBody(sequence: 8, causedBy: "i8", profile: profile)))
+
+        let profilesOnly = StateReplica.States(holdsStates: false)
+        #expect(profilesOnly.snapshotPrefix == Topic.profilePrefix)
+        guard case .other(sequence: 7)? = profilesOnly.decodeEvent(stateEvent, codec: codec) else {
+            Issue.record("a state event advances the sequence only")
+            return
+        }
+        guard case .profile(let body)? = profilesOnly.decodeEvent(profileEvent, codec: codec) else {
+            Issue.record("a profile event is read")
+            return
+        }
+        #expect(body.profile == profile)
+
+        let everything = StateReplica.States(holdsStates: true)
+        #expect(everything.snapshotPrefix == Topic.statePrefix)
+        guard case .state(let state)? = everything.decodeEvent(stateEvent, codec: codec) else {
+            Issue.record("a state event is read in full")
+            return
+        }
+        #expect(state.record == ScriptedOwner.record("ann", version: 7))
+    }
+
     @Test func aGapInSequenceNumbersTriggersAFreshSnapshot() throws {
         let owner = try ScriptedOwner()
         let context = try ZMQContext()

@@ -22,7 +22,7 @@ public final class MetricsReplica {
 
         public static var topicPrefix: String { Topic.metricsPrefix }
 
-        public static func decodeEvent(_ payload: Data, codec: WireCodec) -> MetricsChangedBody? {
+        public func decodeEvent(_ payload: Data, codec: WireCodec) -> MetricsChangedBody? {
             try? codec.decode(Envelope<MetricsChangedBody>.self, from: payload).body
         }
 

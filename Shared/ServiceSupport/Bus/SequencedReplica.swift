@@ -14,10 +14,12 @@ public protocol ReplicaModel {
     /// What the replica reports as changed.
     associatedtype Change
 
-    /// The topic prefix of the owner's events, also asked for in snapshot requests.
+    /// The topic prefix of the owner's events: every event of the sequence, so a gap is seen.
     static var topicPrefix: String { get }
+    /// What snapshot requests ask for: the part of the owner's data this model holds.
+    var snapshotPrefix: String { get }
     /// Reads one event payload; nil when it cannot be read (logged and skipped).
-    static func decodeEvent(_ payload: Data, codec: WireCodec) -> Event?
+    func decodeEvent(_ payload: Data, codec: WireCodec) -> Event?
     static func sequence(of event: Event) -> UInt64
     static func sequence(of snapshot: Snapshot) -> UInt64
 
@@ -26,6 +28,10 @@ public protocol ReplicaModel {
     /// Replaces everything with the snapshot (what the owner no longer has is dropped) and
     /// reports what differs.
     mutating func replace(with snapshot: Snapshot) -> [Change]
+}
+
+extension ReplicaModel {
+    public var snapshotPrefix: String { Self.topicPrefix }
 }
 
 /// A derived reader's copy of an owner's data kept current by the zguide's Clone pattern:
@@ -109,7 +115,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
                 }
                 continue
             }
-            guard let event = Model.decodeEvent(frames[1], codec: codec) else {
+            guard let event = model.decodeEvent(frames[1], codec: codec) else {
                 logger.warning("undecodable event ignored", metadata: ["topic": "\(String(decoding: frames[0], as: UTF8.self))"])
                 continue
             }
@@ -139,7 +145,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
             snapshotCount += 1
             logger.info(
                 "replica synced from snapshot",
-                metadata: ["topics": "\(Model.topicPrefix)", "sequence": "\(sequence)", "changed": "\(differences.count)"])
+                metadata: ["topics": "\(model.snapshotPrefix)", "sequence": "\(sequence)", "changed": "\(differences.count)"])
             try replayQueue(into: &changes)
         }
     }
@@ -169,9 +175,9 @@ public final class SequencedReplica<Model: ReplicaModel> {
     private func requestSnapshot(reason: String) throws {
         let id = UUID().uuidString.lowercased()
         let request = Envelope(
-            id: id, type: MessageType.snapshotRequest.rawValue, body: SnapshotRequestBody(prefix: Model.topicPrefix))
+            id: id, type: MessageType.snapshotRequest.rawValue, body: SnapshotRequestBody(prefix: model.snapshotPrefix))
         try snapshotSocket.send([Data(), try codec.encode(request)], dontWait: true)
         awaitedSnapshot = (id, Date().addingTimeInterval(Self.snapshotTimeout))
-        logger.info("requesting snapshot", metadata: ["topics": "\(Model.topicPrefix)", "reason": "\(reason)"])
+        logger.info("requesting snapshot", metadata: ["topics": "\(model.snapshotPrefix)", "reason": "\(reason)"])
     }
 }

@@ -39,6 +39,8 @@ public final class StateReplica {
     }
 
     /// The states and profiles, as ``SequencedReplica`` applies intent-handler's events to them.
+    /// A follower that needs only the users' zones holds profiles alone: it still follows the
+    /// whole sequence (to see gaps) but skips the other events by their sequence, unread.
     public struct States: ReplicaModel {
         /// An event of the owner's sequence: state and profile changes share it with events the
         /// replica does not hold (such as `AppForegrounded`), which only advance the sequence.
@@ -50,17 +52,26 @@ public final class StateReplica {
 
         public fileprivate(set) var states: [Key: StateRecord] = [:]
         public fileprivate(set) var profiles: [String: UserProfile] = [:]
+        /// Whether widget states are kept, or profiles only.
+        public let holdsStates: Bool
+
+        public init(holdsStates: Bool) {
+            self.holdsStates = holdsStates
+        }
 
         public static var topicPrefix: String { Topic.statePrefix }
+        public var snapshotPrefix: String { holdsStates ? Topic.statePrefix : Topic.profilePrefix }
 
-        public static func decodeEvent(_ payload: Data, codec: WireCodec) -> Event? {
-            switch (try? codec.decode(EnvelopeHeader.self, from: payload))?.type {
-            case MessageType.stateChanged.rawValue:
-                (try? codec.decode(Envelope<StateChangedBody>.self, from: payload)).map { .state($0.body) }
+        /// Reads the type and sequence first; decodes the body only of an event the replica holds.
+        public func decodeEvent(_ payload: Data, codec: WireCodec) -> Event? {
+            let envelope = JSONFieldScanner(payload)
+            switch envelope.string("type") {
+            case MessageType.stateChanged.rawValue where holdsStates:
+                return (try? codec.decode(Envelope<StateChangedBody>.self, from: payload)).map { .state($0.body) }
             case MessageType.profileChanged.rawValue:
-                (try? codec.decode(Envelope<ProfileChangedBody>.self, from: payload)).map { .profile($0.body) }
+                return (try? codec.decode(Envelope<ProfileChangedBody>.self, from: payload)).map { .profile($0.body) }
             default:
-                (try? codec.decode(Envelope<SequencedBody>.self, from: payload)).map { .other(sequence: $0.body.sequence) }
+                return envelope.object("body")?.unsignedInteger("sequence").map { .other(sequence: $0) }
             }
         }
 
@@ -112,11 +123,13 @@ public final class StateReplica {
 
     private let engine: SequencedReplica<States>
 
+    /// - Parameter holdsStates: false for a follower that needs the users' profiles only.
     public init(
-        context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, codec: WireCodec, logger: Logger
+        context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, holdsStates: Bool = true, codec: WireCodec,
+        logger: Logger
     ) throws {
         engine = try SequencedReplica(
-            States(), context: context, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint, codec: codec,
+            States(holdsStates: holdsStates), context: context, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint, codec: codec,
             logger: logger)
     }
 
