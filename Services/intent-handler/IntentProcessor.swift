@@ -45,7 +45,8 @@ final class IntentProcessor {
     private let codec: WireCodec
     private let clock: @Sendable () -> Date
     private var random: RandomSource
-    /// Committed states of the users active lately; a user's state not here is in the store.
+    /// Committed states of the users active lately, decoded (without their encoded bytes); a
+    /// user's state not here is in the store.
     private var states: LeastRecentlyUsed<StateKey, StateRecord>
     /// Committed profiles of the same users; nil: the user has none (UTC).
     private var profiles: LeastRecentlyUsed<String, UserProfile?>
@@ -90,7 +91,7 @@ final class IntentProcessor {
                 return outcomes
             }
             storedSequence = sequence
-            for (key, record) in uncommittedStates { states.set(record, for: key) }
+            for (key, record) in uncommittedStates { states.set(record.withoutEncodedState, for: key) }
             for (user, profile) in uncommittedProfiles { profiles.set(profile, for: user) }
             return outcomes
         } catch {
@@ -183,11 +184,10 @@ final class IntentProcessor {
     private func state(user: String, app: WidgetApp, db: Database) throws -> StateRecord? {
         let key = StateKey(user: user, app: app)
         if let record = uncommittedStates[key] ?? states.value(for: key) { return record }
-        guard let stored = try store.state(db, user: user, app: app) else { return nil }
         // Read outside any change of this transaction (those are above), so it is committed.
-        let record = try stored.encodingStateOnce(with: codec)
-        states.set(record, for: key)
-        return record
+        guard let stored = try store.state(db, user: user, app: app) else { return nil }
+        states.set(stored, for: key)
+        return stored
     }
 
     private func profile(user: String, db: Database) throws -> UserProfile? {
@@ -214,7 +214,7 @@ final class IntentProcessor {
     private func apply(_ intent: WidgetIntent, of request: Request, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
         let current = try state(user: user, app: intent.app, db: db)
-            ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app)).encodingStateOnce(with: codec)
+            ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app))
         let timeZone = try timeZone(user: user, db: db)
         var context = ReduceContext(now: now, timeZone: timeZone, random: random)
         defer { random = context.random }

@@ -31,6 +31,14 @@ public struct StateRecord: Codable, Sendable, Equatable {
         return record
     }
 
+    /// This record without its encoded state: what a long-lived copy keeps, since the bytes
+    /// serve only the messages of the moment the state was made.
+    public var withoutEncodedState: StateRecord {
+        var record = self
+        record.encodedState = nil
+        return record
+    }
+
     public static func == (lhs: StateRecord, rhs: StateRecord) -> Bool {
         lhs.user == rhs.user && lhs.app == rhs.app && lhs.version == rhs.version && lhs.state == rhs.state
     }
