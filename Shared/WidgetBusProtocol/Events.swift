@@ -43,11 +43,6 @@ public struct AppForegroundedBody: Codable, Sendable, Equatable {
     }
 }
 
-/// The part every sequenced event body shares, for subscribers that only track the sequence.
-public struct SequencedBody: Decodable, Sendable {
-    public var sequence: UInt64
-}
-
 /// `TimelineChanged`: timeline-service built a new timeline for a user's widget kind.
 public struct TimelineChangedBody: Encodable, Sendable, Equatable {
     public var sequence: UInt64

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A value already encoded as the wire's JSON, written verbatim wherever it is encoded again —
 /// how a service encodes a fact once and splices the same bytes into every message that carries
 /// it (the stored row, the reply and the event of one new state).
@@ -13,8 +11,6 @@ public struct EncodedJSON: Encodable, Sendable, Hashable {
     public init(bytes: [UInt8]) {
         self.bytes = bytes
     }
-
-    public var data: Data { Data(bytes) }
 
     public func encode(to encoder: any Encoder) throws {
         throw EncodingError.invalidValue(

@@ -67,24 +67,9 @@ enum JSONText {
         }
     }
 
+    /// Decimal, as `description` writes it (up to 15 characters it is a small string: no allocation).
     static func appendInteger<Integer: BinaryInteger>(_ value: Integer, to bytes: inout [UInt8]) {
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        // Digits of the magnitude, least significant first, in a fixed buffer (UInt64.max has 20).
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        var magnitude = value.magnitude
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(48 + Int(magnitude % 10))
-                magnitude /= 10
-                count += 1
-            }
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
-        }
+        bytes.append(contentsOf: value.description.utf8)
     }
 
     /// `description` without a trailing `.0` (`2.0` → `2`, `0.1` → `0.1`, `1e-07` as is).

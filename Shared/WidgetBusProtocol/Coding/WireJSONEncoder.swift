@@ -104,7 +104,7 @@ final class WireContainerFrame {
         let written = Array(output.bytes[start...])
         output.bytes.removeSubrange(start...)
         output.bytes.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        for (index, entry) in try orderedEntries().enumerated() {
+        for (index, entry) in orderedEntries().enumerated() {
             if index > 0 { output.bytes.append(UInt8(ascii: ",")) }
             if let node = entry.deferred {
                 if let key = entry.key, isObject {
@@ -121,7 +121,7 @@ final class WireContainerFrame {
     }
 
     /// Arrays in writing order; objects sorted by key, the last entry of a key winning.
-    private func orderedEntries() throws -> [Entry] {
+    private func orderedEntries() -> [Entry] {
         guard isObject else { return entries }
         // Insertion sort, stable: objects are small, and an entry moves past only greater keys,
         // so of two entries with one key the later stays later.

@@ -43,10 +43,6 @@ public enum WidgetState: Sendable, Equatable, Encodable {
         }
     }
 
-    public func encode<Key: CodingKey>(to container: inout KeyedEncodingContainer<Key>, forKey key: Key) throws {
-        try container.encode(self, forKey: key)
-    }
-
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .tensionCheck(let state): try state.encode(to: encoder)
