@@ -48,7 +48,8 @@ struct IntentHandlerService: Service {
         let store = try WidgetStateStore(path: configuration.databasePath, codec: codec)
         let pruned = try store.pruneHandledRequests(olderThan: Date().addingTimeInterval(-WidgetStateStore.replyRetention))
         var nextPrune = Date().addingTimeInterval(3600)
-        let processor = try IntentProcessor(store: store, codec: codec, capacity: configuration.stateCapacity)
+        let processor = try IntentProcessor(
+            store: store, codec: codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity)
 
         let context = try ZMQContext()
         defer { context.terminate() }
@@ -58,7 +59,7 @@ struct IntentHandlerService: Service {
         defer { snapshots.close() }
         let sequence = processor.lastSequence
         let publisher = try EventPublisher(
-            name: "intent-handler", context: context, bindTo: configuration.stateEventsEndpoint, lastSequence: sequence, codec: codec)
+            name: "intent-handler", epoch: processor.epoch, context: context, bindTo: configuration.stateEventsEndpoint, lastSequence: sequence, codec: codec)
         defer { publisher.close() }
 
         logger.info(
@@ -66,7 +67,7 @@ struct IntentHandlerService: Service {
             metadata: [
                 "intents": "\(configuration.intentsEndpoint)", "events": "\(configuration.stateEventsEndpoint)",
                 "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
-                "sequence": "\(sequence)", "prunedReplies": "\(pruned)", "stateCapacity": "\(configuration.stateCapacity)",
+                "epoch": "\(processor.epoch)", "sequence": "\(sequence)", "prunedReplies": "\(pruned)", "stateCapacity": "\(configuration.stateCapacity)",
             ])
 
         while !stop.isRequested {

@@ -43,6 +43,8 @@ final class IntentProcessor {
 
     private let store: WidgetStateStore
     private let codec: WireCodec
+    /// The epoch of the publisher that sends this processor's events (``PublisherEpoch``).
+    let epoch: String
     private let clock: @Sendable () -> Date
     private var random: RandomSource
     /// Committed states of the users active lately, decoded (without their encoded bytes); a
@@ -61,11 +63,12 @@ final class IntentProcessor {
 
     /// - Parameter capacity: how many user states (a user's state of one app) stay in memory.
     init(
-        store: WidgetStateStore, codec: WireCodec, capacity: Int, clock: @escaping @Sendable () -> Date = Date.init,
-        random: RandomSource = .system
+        store: WidgetStateStore, codec: WireCodec, epoch: String, capacity: Int,
+        clock: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system
     ) throws {
         self.store = store
         self.codec = codec
+        self.epoch = epoch
         self.clock = clock
         self.random = random
         states = LeastRecentlyUsed(capacity: capacity)
@@ -132,7 +135,7 @@ final class IntentProcessor {
                 let body = PendingUsersBody(users: try store.pendingUsers(db))
                 return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .pendingUsersReply, body: body))
             case (.snapshot(let prefix), .snapshot):
-                let snapshot = try store.snapshot(db, topicPrefix: prefix)
+                let snapshot = try store.snapshot(db, topicPrefix: prefix, epoch: epoch)
                 return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .snapshotReply, body: snapshot))
             default:
                 return Outcome(reply: codec.errorReply(
@@ -239,7 +242,7 @@ final class IntentProcessor {
         }
         let event = Envelope(
             type: MessageType.stateChanged.rawValue, user: user, sentAt: now,
-            body: StateChangedBody(sequence: sequence, causedBy: request.id, record: record))
+            body: StateChangedBody(epoch: epoch, sequence: sequence, causedBy: request.id, record: record))
         let body = StateReplyBody(record: record, openURL: transition.openURL)
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now),
@@ -254,7 +257,7 @@ final class IntentProcessor {
         let sequence = nextSequence()
         let event = Envelope(
             type: MessageType.appForegrounded.rawValue, user: user, sentAt: now,
-            body: AppForegroundedBody(sequence: sequence, causedBy: request.id, user: user))
+            body: AppForegroundedBody(epoch: epoch, sequence: sequence, causedBy: request.id, user: user))
         let pending = PendingRecordsBody(user: user, records: try store.pendingRecords(db, user: user))
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: pending, now: now),
@@ -275,7 +278,7 @@ final class IntentProcessor {
         try store.saveProfile(db, profile)
         let event = Envelope(
             type: MessageType.profileChanged.rawValue, user: user, sentAt: now,
-            body: ProfileChangedBody(sequence: profile.version, causedBy: request.id, profile: profile))
+            body: ProfileChangedBody(epoch: epoch, sequence: profile.version, causedBy: request.id, profile: profile))
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: profile, now: now),
             event: (Topic.profile(user: user), profile.version, try codec.encode(event)),

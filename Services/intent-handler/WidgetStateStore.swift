@@ -97,8 +97,8 @@ final class WidgetStateStore {
     }
 
     /// Every state and profile whose topic starts with `topicPrefix`, with the sequence they are
-    /// current at.
-    func snapshot(_ db: Database, topicPrefix: String) throws -> SnapshotBody {
+    /// current at in the publisher's `epoch`.
+    func snapshot(_ db: Database, topicPrefix: String, epoch: String) throws -> SnapshotBody {
         // Filtered by topic before decoding: a follower that asks for profiles reads no state.
         let records = try Row.fetchAll(db, sql: "SELECT user, app, record FROM widget_state ORDER BY user, app")
             .filter { row in WidgetApp(rawValue: row["app"]).map { Topic.state(app: $0, user: row["user"]).hasPrefix(topicPrefix) } ?? false }
@@ -106,7 +106,7 @@ final class WidgetStateStore {
         let profiles = try Row.fetchAll(db, sql: "SELECT user, time_zone, version FROM user_profile ORDER BY user")
             .map { UserProfile(user: $0["user"], timeZone: $0["time_zone"], version: $0["version"]) }
             .filter { Topic.profile(user: $0.user).hasPrefix(topicPrefix) }
-        return SnapshotBody(sequence: try lastSequence(db), states: records, profiles: profiles)
+        return SnapshotBody(epoch: epoch, sequence: try lastSequence(db), states: records, profiles: profiles)
     }
 
     func pendingRecords(_ db: Database, user: String) throws -> [RevisedRecord] {

@@ -52,7 +52,7 @@ struct MetricsIngestService: Service {
     private func serve(until stop: StopSignal) throws {
         let codec = WireCodec()
         let store = try MetricsStore(path: configuration.databasePath, codec: codec)
-        let ingestor = try MetricsIngestor(store: store, codec: codec, logger: logger)
+        let ingestor = try MetricsIngestor(store: store, codec: codec, epoch: PublisherEpoch.random(), logger: logger)
         let pruned = try ingestor.prune()
         var nextPrune = Date().addingTimeInterval(Self.pruneInterval)
         let responder = MetricsQueryResponder(ingestor: ingestor, codec: codec)
@@ -70,7 +70,7 @@ struct MetricsIngestService: Service {
         try requests.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
         try requests.bind(BusEndpoint.bindAddress(for: configuration.snapshotEndpoint))
         let publisher = try EventPublisher(
-            name: "metrics-ingest", context: context, bindTo: configuration.eventsEndpoint, lastSequence: ingestor.sequence,
+            name: "metrics-ingest", epoch: ingestor.epoch, context: context, bindTo: configuration.eventsEndpoint, lastSequence: ingestor.sequence,
             codec: codec)
         defer { publisher.close() }
         let zones = try StateReplica(
@@ -85,7 +85,7 @@ struct MetricsIngestService: Service {
             metadata: [
                 "metrics": "\(configuration.metricsEndpoint)", "events": "\(configuration.eventsEndpoint)",
                 "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
-                "sequence": "\(ingestor.sequence)", "users": "\(ingestor.records.count)", "prunedSampleKeys": "\(pruned)",
+                "epoch": "\(ingestor.epoch)", "sequence": "\(ingestor.sequence)", "users": "\(ingestor.records.count)", "prunedSampleKeys": "\(pruned)",
             ])
 
         while !stop.isRequested {

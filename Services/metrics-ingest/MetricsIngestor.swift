@@ -20,6 +20,8 @@ final class MetricsIngestor {
     private let codec: WireCodec
     private let logger: Logger
     private let clock: @Sendable () -> Date
+    /// The epoch of the publisher that sends this ingestor's events (``PublisherEpoch``).
+    let epoch: String
     private var calendars: [String: LocalCalendar] = [:]
 
     /// The committed aggregates by user.
@@ -28,9 +30,12 @@ final class MetricsIngestor {
     /// The last metrics sequence committed.
     private(set) var sequence: UInt64
 
-    init(store: MetricsStore, codec: WireCodec, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) throws {
+    init(
+        store: MetricsStore, codec: WireCodec, epoch: String, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init
+    ) throws {
         self.store = store
         self.codec = codec
+        self.epoch = epoch
         self.logger = logger
         self.clock = clock
         (records, counters, sequence) = try store.load()
@@ -157,7 +162,7 @@ final class MetricsIngestor {
             stored.changed[user] = record
             let envelope = Envelope(
                 type: MessageType.metricsChanged.rawValue, user: user, sentAt: now,
-                body: MetricsChangedBody(sequence: record.version, causedBy: id, user: user, aggregate: record.aggregate))
+                body: MetricsChangedBody(epoch: epoch, sequence: record.version, causedBy: id, user: user, aggregate: record.aggregate))
             stored.events.append(Event(topic: Topic.metrics(user: user), sequence: record.version, payload: try codec.encode(envelope)))
         }
         return stored

@@ -27,7 +27,7 @@ struct MetricsQueryResponder {
                     .sorted { $0.user < $1.user }
                 return try codec.reply(
                     to: request.id, user: nil, type: .metricsSnapshotReply,
-                    body: MetricsSnapshotBody(sequence: ingestor.sequence, aggregates: aggregates))
+                    body: MetricsSnapshotBody(epoch: ingestor.epoch, sequence: ingestor.sequence, aggregates: aggregates))
             case .notServed:
                 return codec.errorReply(
                     to: request.id, user: request.user, code: .unknownType,

@@ -51,7 +51,7 @@ struct TimelineService: Service {
         try requests.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
         try requests.bind(BusEndpoint.bindAddress(for: configuration.timelinesEndpoint))
         let publisher = try EventPublisher(
-            name: "timeline-service", context: context, bindTo: configuration.timelineEventsEndpoint, lastSequence: 0, codec: codec)
+            name: "timeline-service", epoch: PublisherEpoch.random(), context: context, bindTo: configuration.timelineEventsEndpoint, lastSequence: 0, codec: codec)
         defer { publisher.close() }
         let replicas = try WidgetReplicas(
             context: context, stateEventsEndpoint: configuration.stateEventsEndpoint,
@@ -63,7 +63,7 @@ struct TimelineService: Service {
         logger.info(
             "timeline-service ready",
             metadata: [
-                "timelines": "\(configuration.timelinesEndpoint)", "events": "\(configuration.timelineEventsEndpoint)",
+                "epoch": "\(publisher.epoch)", "timelines": "\(configuration.timelinesEndpoint)", "events": "\(configuration.timelineEventsEndpoint)",
                 "stateEvents": "\(configuration.stateEventsEndpoint)", "snapshot": "\(configuration.snapshotEndpoint)",
                 "metricsEvents": "\(configuration.metricsEventsEndpoint)", "metricsSnapshot": "\(configuration.metricsSnapshotEndpoint)",
             ])
@@ -74,7 +74,7 @@ struct TimelineService: Service {
                 [(requests, .readable)] + replicas.pollItems,
                 timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds))
             let changed = try replicas.handle(ready: ready[1...])
-            for event in try builder.timelineEvents(for: changed, firstSequence: publisher.lastSequence + 1) {
+            for event in try builder.timelineEvents(for: changed, epoch: publisher.epoch, firstSequence: publisher.lastSequence + 1) {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
             }
             if ready[0].contains(.readable) {
@@ -106,11 +106,11 @@ struct TimelineResponder {
             case .ping:
                 return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
             case .timeline(let kind):
-                // Metrics are a supplement: before metrics-ingest's first snapshot, timelines show none.
-                guard replicas.state.snapshotCount > 0 else {
+                guard replicas.isReady(kind) else {
+                    let owners = kind.showsMetrics ? "intent-handler and metrics-ingest" : "intent-handler"
                     return codec.errorReply(
                         to: request.id, user: request.user, code: .unavailable,
-                        message: "timeline-service has not synced with intent-handler yet; retry shortly")
+                        message: "timeline-service has not synced with \(owners) yet; retry shortly")
                 }
                 let user = request.user!
                 return try codec.reply(
@@ -129,14 +129,15 @@ struct TimelineResponder {
     /// One `TimelineChanged` per widget whose state or metrics changed; a burst of changes to the
     /// same widget is coalesced into its latest version, as a widget needs only the newest timeline.
     func timelineEvents(
-        for changed: [(widget: WidgetReplicas.Widget, causedBy: String?)], firstSequence: UInt64, now: Date = Date()
+        for changed: [(widget: WidgetReplicas.Widget, causedBy: String?)], epoch: String, firstSequence: UInt64,
+        now: Date = Date()
     ) throws -> [(topic: String, sequence: UInt64, payload: Data)] {
         try changed.enumerated().map { offset, affected in
             let (widget, sequence) = (affected.widget, firstSequence + UInt64(offset))
             let envelope = Envelope(
                 type: MessageType.timelineChanged.rawValue, user: widget.user, sentAt: now,
                 body: TimelineChangedBody(
-                    sequence: sequence, causedBy: affected.causedBy,
+                    epoch: epoch, sequence: sequence, causedBy: affected.causedBy,
                     timeline: replicas.timeline(kind: widget.kind, user: widget.user, now: now)))
             return (Topic.timeline(kind: widget.kind, user: widget.user), sequence, try codec.encode(envelope))
         }

@@ -1,15 +1,29 @@
 import Foundation
 import WidgetDomain
 
+/// A publisher's epoch: a random id it draws each time it starts and carries on every event,
+/// heartbeat and snapshot reply. A sequence number means something only within its epoch — a
+/// publisher whose sequence restarts, or whose store was replaced, starts a new epoch — so a
+/// follower that sees an epoch other than the one it synced in re-syncs, whatever the numbers say.
+public enum PublisherEpoch {
+    /// 16 lowercase hex digits.
+    public static func random() -> String {
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
 /// `StateChanged`: the owner committed a new state. `sequence` is the publisher's, strictly
 /// increasing with no gaps: a subscriber that sees a jump has lost events and must re-snapshot.
 public struct StateChangedBody: Codable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     /// The id of the request that caused the change, so a client can match its own effects.
     public var causedBy: String
     public var record: StateRecord
 
-    public init(sequence: UInt64, causedBy: String, record: StateRecord) {
+    public init(epoch: String, sequence: UInt64, causedBy: String, record: StateRecord) {
+        self.epoch = epoch
         self.sequence = sequence
         self.causedBy = causedBy
         self.record = record
@@ -18,11 +32,13 @@ public struct StateChangedBody: Codable, Sendable, Equatable {
 
 /// `ProfileChanged`: a user's settings changed; shares the sequence of `StateChanged`.
 public struct ProfileChangedBody: Codable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     public var causedBy: String
     public var profile: UserProfile
 
-    public init(sequence: UInt64, causedBy: String, profile: UserProfile) {
+    public init(epoch: String, sequence: UInt64, causedBy: String, profile: UserProfile) {
+        self.epoch = epoch
         self.sequence = sequence
         self.causedBy = causedBy
         self.profile = profile
@@ -32,11 +48,13 @@ public struct ProfileChangedBody: Codable, Sendable, Equatable {
 /// `AppForegrounded`: the user's app came to the foreground (the seed's sync trigger). It takes
 /// a number in the state sequence like any event there; replicas that do not care skip it.
 public struct AppForegroundedBody: Codable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     public var causedBy: String
     public var user: String
 
-    public init(sequence: UInt64, causedBy: String, user: String) {
+    public init(epoch: String, sequence: UInt64, causedBy: String, user: String) {
+        self.epoch = epoch
         self.sequence = sequence
         self.causedBy = causedBy
         self.user = user
@@ -45,27 +63,31 @@ public struct AppForegroundedBody: Codable, Sendable, Equatable {
 
 /// `TimelineChanged`: timeline-service built a new timeline for a user's widget kind.
 public struct TimelineChangedBody: Encodable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     /// The request id behind the state change this timeline reflects.
     public var causedBy: String?
     public var timeline: TimelineBody
 
-    public init(sequence: UInt64, causedBy: String?, timeline: TimelineBody) {
+    public init(epoch: String, sequence: UInt64, causedBy: String?, timeline: TimelineBody) {
+        self.epoch = epoch
         self.sequence = sequence
         self.causedBy = causedBy
         self.timeline = timeline
     }
 }
 
-/// `Heartbeat`: sent once a second with the publisher's latest sequence, so a subscriber notices
-/// the loss of the *last* event too, and a publisher restart.
+/// `Heartbeat`: sent once a second with the publisher's epoch and latest sequence, so a
+/// subscriber notices the loss of the *last* event too, and a publisher restart.
 public struct HeartbeatBody: Codable, Sendable, Equatable {
     /// The publishing service, so one subscriber connected to several publishers can tell them apart.
     public var publisher: String
+    public var epoch: String
     public var sequence: UInt64
 
-    public init(publisher: String, sequence: UInt64) {
+    public init(publisher: String, epoch: String, sequence: UInt64) {
         self.publisher = publisher
+        self.epoch = epoch
         self.sequence = sequence
     }
 }

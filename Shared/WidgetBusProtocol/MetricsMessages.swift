@@ -159,13 +159,15 @@ public struct MetricsRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// `MetricsSnapshotReply`: the aggregates under the requested prefix as of `sequence`
-/// (the Clone pattern, as `SnapshotReply` is for state).
+/// `MetricsSnapshotReply`: the aggregates under the requested prefix as of `sequence` in
+/// `epoch` (the Clone pattern, as `SnapshotReply` is for state).
 public struct MetricsSnapshotBody: Codable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     public var aggregates: [MetricsRecord]
 
-    public init(sequence: UInt64, aggregates: [MetricsRecord]) {
+    public init(epoch: String, sequence: UInt64, aggregates: [MetricsRecord]) {
+        self.epoch = epoch
         self.sequence = sequence
         self.aggregates = aggregates
     }
@@ -174,13 +176,15 @@ public struct MetricsSnapshotBody: Codable, Sendable, Equatable {
 /// `MetricsChanged` (topic `metrics.<user>`): a committed change of one user's aggregate.
 /// `sequence` is metrics-ingest's own, gap-free and persisted; it is also the new `version`.
 public struct MetricsChangedBody: Codable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     /// The `id` of the pushed message whose samples made the change.
     public var causedBy: String
     public var user: String
     public var aggregate: MetricsAggregate
 
-    public init(sequence: UInt64, causedBy: String, user: String, aggregate: MetricsAggregate) {
+    public init(epoch: String, sequence: UInt64, causedBy: String, user: String, aggregate: MetricsAggregate) {
+        self.epoch = epoch
         self.sequence = sequence
         self.causedBy = causedBy
         self.user = user

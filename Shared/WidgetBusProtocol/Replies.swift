@@ -110,23 +110,27 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public static let defaultTimeZone = "UTC"
 }
 
-/// `SnapshotReply`: every state and profile under the requested prefix, as of `sequence`.
-/// A subscriber applies only events with a higher sequence afterwards (the Clone pattern).
+/// `SnapshotReply`: every state and profile under the requested prefix, as of `sequence` in
+/// `epoch`. A subscriber applies only events of that epoch with a higher sequence afterwards
+/// (the Clone pattern).
 public struct SnapshotBody: Codable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     public var states: [StateRecord]
     public var profiles: [UserProfile]
 
-    public init(sequence: UInt64, states: [StateRecord], profiles: [UserProfile] = []) {
+    public init(epoch: String, sequence: UInt64, states: [StateRecord], profiles: [UserProfile] = []) {
+        self.epoch = epoch
         self.sequence = sequence
         self.states = states
         self.profiles = profiles
     }
 
-    private enum CodingKeys: String, CodingKey { case sequence, states, profiles }
+    private enum CodingKeys: String, CodingKey { case epoch, sequence, states, profiles }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        epoch = try container.decode(String.self, forKey: .epoch)
         sequence = try container.decode(UInt64.self, forKey: .sequence)
         states = try container.decode([StateRecord].self, forKey: .states)
         profiles = try container.decodeIfPresent([UserProfile].self, forKey: .profiles) ?? []

@@ -70,10 +70,12 @@ public struct SyncStatusBody: Codable, Sendable, Equatable {
 
 /// `SyncCompleted`: a pass finished; `sequence` is sync-agent's own publisher sequence.
 public struct SyncCompletedBody: Codable, Sendable, Equatable {
+    public var epoch: String
     public var sequence: UInt64
     public var result: SyncResult
 
-    public init(sequence: UInt64, result: SyncResult) {
+    public init(epoch: String, sequence: UInt64, result: SyncResult) {
+        self.epoch = epoch
         self.sequence = sequence
         self.result = result
     }

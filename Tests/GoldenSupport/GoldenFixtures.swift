@@ -19,6 +19,8 @@ enum GoldenFixtures {
     /// The zones timelines and snapshot files are built in.
     static let zones = [newYork, utc]
 
+    /// A publisher epoch (``PublisherEpoch``).
+    static let epoch = "5eed0f0e9b1c2d3a"
     static let requestID = "6a1f0c9e-2b7d-4e55-8c3a-9d41b7e2f009"
     static let replyID = "1650fd4b-31cf-438b-828b-b06239cc2209"
     static let eventID = "3c9d2e71-8b4f-4a06-a5d2-7e1f90b4c6d8"

@@ -111,7 +111,7 @@ struct GoldenWireCase: Sendable, CustomStringConvertible {
                 try codec.encode(Envelope(
                     id: GoldenFixtures.eventID, type: MessageType.timelineChanged.rawValue, user: GoldenFixtures.user,
                     sentAt: GoldenFixtures.now,
-                    body: TimelineChangedBody(sequence: sequence, causedBy: causedBy, timeline: try spec.body())))
+                    body: TimelineChangedBody(epoch: GoldenFixtures.epoch, sequence: sequence, causedBy: causedBy, timeline: try spec.body())))
             },
             reencode: { codec, data in
                 try spec.kind.app.visitTimelineContent(TimelineReencoding(shape: .changedEnvelope, data: data, codec: codec))
@@ -125,6 +125,7 @@ struct TimelineReencoding: TimelineContentVisitor {
     enum Shape { case body, envelope, changedEnvelope }
 
     struct DecodedChanged<Content: Codable & Sendable & Equatable>: Decodable, Sendable {
+        var epoch: String
         var sequence: UInt64
         var causedBy: String?
         var timeline: DecodedTimelineBody<Content>
@@ -145,7 +146,7 @@ struct TimelineReencoding: TimelineContentVisitor {
             let envelope = try codec.decode(Envelope<DecodedChanged<Content>>.self, from: data)
             let body = envelope.body
             return try codec.encode(envelope.withBody(
-                TimelineChangedBody(sequence: body.sequence, causedBy: body.causedBy, timeline: TimelineBody(body.timeline, wrap))))
+                TimelineChangedBody(epoch: body.epoch, sequence: body.sequence, causedBy: body.causedBy, timeline: TimelineBody(body.timeline, wrap))))
         }
     }
 }
@@ -246,13 +247,13 @@ extension GoldenWireCase {
             .reply(.pendingUsersReply, "empty", user: nil) { PendingUsersBody(users: []) },
             .reply(.snapshotReply, user: nil) {
                 SnapshotBody(
-                    sequence: GoldenFixtures.completedDrinkVersion, states: try world.records,
+                    epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.completedDrinkVersion, states: try world.records,
                     profiles: [
                         UserProfile(user: user, timeZone: GoldenFixtures.newYork, version: GoldenFixtures.profileVersion),
                         UserProfile(user: "zoë", timeZone: "Europe/Paris", version: 12),
                     ])
             },
-            .reply(.snapshotReply, "empty", user: nil) { SnapshotBody(sequence: 0, states: []) },
+            .reply(.snapshotReply, "empty", user: nil) { SnapshotBody(epoch: GoldenFixtures.epoch, sequence: 0, states: []) },
             .timelineReply(TimelineSpec(kind: .tensionCheck, variant: .current, zone: GoldenFixtures.newYork)),
             .timelineReply(TimelineSpec(kind: .stressMonitor, variant: .current, zone: GoldenFixtures.newYork)),
             .reply(.pong, user: nil) { EmptyBody() },
@@ -283,7 +284,7 @@ extension GoldenWireCase {
             .reply(.syncStatusReply, "empty", user: nil) { SyncStatusBody(results: []) },
             .reply(.metricsSnapshotReply, user: nil) {
                 MetricsSnapshotBody(
-                    sequence: GoldenFixtures.metricsVersion,
+                    epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.metricsVersion,
                     aggregates: [
                         MetricsRecord(user: user, version: GoldenFixtures.metricsVersion, aggregate: try world.metrics),
                         MetricsRecord(
@@ -305,27 +306,29 @@ extension GoldenWireCase {
     static let events: [GoldenWireCase] =
         WidgetApp.allCases.map { app in
             GoldenWireCase.event(.stateChanged, app.rawValue) {
-                StateChangedBody(sequence: GoldenFixtures.versions[app]!, causedBy: GoldenFixtures.requestID, record: try world.record(of: app))
+                StateChangedBody(
+                    epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.versions[app]!, causedBy: GoldenFixtures.requestID,
+                    record: try world.record(of: app))
             }
         }
         + [
             .event(.profileChanged) {
                 ProfileChangedBody(
-                    sequence: GoldenFixtures.profileVersion, causedBy: GoldenFixtures.requestID,
+                    epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.profileVersion, causedBy: GoldenFixtures.requestID,
                     profile: UserProfile(user: user, timeZone: GoldenFixtures.newYork, version: GoldenFixtures.profileVersion))
             },
-            .event(.appForegrounded) { AppForegroundedBody(sequence: 47, causedBy: GoldenFixtures.requestID, user: user) },
-            .event(.syncCompleted) { SyncCompletedBody(sequence: 9, result: syncResult) },
+            .event(.appForegrounded) { AppForegroundedBody(epoch: GoldenFixtures.epoch, sequence: 47, causedBy: GoldenFixtures.requestID, user: user) },
+            .event(.syncCompleted) { SyncCompletedBody(epoch: GoldenFixtures.epoch, sequence: 9, result: syncResult) },
             .event(.metricsChanged) {
                 MetricsChangedBody(
-                    sequence: GoldenFixtures.metricsVersion, causedBy: GoldenFixtures.batchID, user: user, aggregate: try world.metrics)
+                    epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.metricsVersion, causedBy: GoldenFixtures.batchID, user: user, aggregate: try world.metrics)
             },
             .timelineChanged(
                 TimelineSpec(kind: .stressMonitor, variant: .current, zone: GoldenFixtures.newYork), sequence: 88,
                 causedBy: GoldenFixtures.batchID),
             .timelineChanged(TimelineSpec(kind: .tenXHome, variant: .current, zone: GoldenFixtures.utc), sequence: 89, causedBy: nil),
-            .event(.heartbeat, user: nil) { HeartbeatBody(publisher: "intent-handler", sequence: 47) },
-            .event(.heartbeat, "max-sequence", user: nil) { HeartbeatBody(publisher: "metrics-ingest", sequence: .max) },
+            .event(.heartbeat, user: nil) { HeartbeatBody(publisher: "intent-handler", epoch: GoldenFixtures.epoch, sequence: 47) },
+            .event(.heartbeat, "max-sequence", user: nil) { HeartbeatBody(publisher: "metrics-ingest", epoch: "ffffffffffffffff", sequence: .max) },
         ]
 
     private static let syncResult = SyncResult(

@@ -228,7 +228,7 @@ struct SnapshotWriterTests {
         }
         let owner = try FakeStateOwner(
             snapshotEndpoint: bus.endpoint(.stateSnapshot), eventsEndpoint: bus.endpoint(.stateEvents),
-            snapshot: SnapshotBody(sequence: UInt64(states.count), states: states))
+            snapshot: SnapshotBody(epoch: PublisherEpoch.random(), sequence: UInt64(states.count), states: states))
         defer { owner.stop() }
         let writer = try bus.start(.snapshotWriter)
 
@@ -423,7 +423,7 @@ final class FakeStateOwner: Sendable {
                 bound.signal()
                 while !stopSignal.isRequested {
                     let heartbeat = Envelope(
-                        type: MessageType.heartbeat.rawValue, body: HeartbeatBody(publisher: "fake-owner", sequence: snapshot.sequence))
+                        type: MessageType.heartbeat.rawValue, body: HeartbeatBody(publisher: "fake-owner", epoch: snapshot.epoch, sequence: snapshot.sequence))
                     try events.send([Data(Topic.heartbeat.utf8), try codec.encode(heartbeat)])
                     guard try ZMQPoller.poll([(requests, .readable)], timeoutMilliseconds: 100)[0].contains(.readable),
                         let frames = try requests.receiveMessage()

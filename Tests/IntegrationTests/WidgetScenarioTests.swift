@@ -173,6 +173,10 @@ struct WidgetScenarioTests {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
         try bus.start(.timelineService)
+        let beforeMetrics = try bus.widgetctl("timeline", WidgetKind.stressMonitor.rawValue, "--user", "vic")
+        #expect(beforeMetrics.status == 1 && (beforeMetrics.stdout + beforeMetrics.stderr).contains("unavailable"),
+                "without metrics-ingest's snapshot the widget would show no measurements: older than before")
+        try bus.start(.metricsIngest)
         let user = "vic"
 
         let empty = try bus.timeline(.stressMonitor, user: user, as: StressMonitorEntry.self)

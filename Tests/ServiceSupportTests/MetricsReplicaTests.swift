@@ -18,6 +18,7 @@ struct MetricsReplicaTests {
         let eventsEndpoint: String
         let snapshotEndpoint: String
         let codec = WireCodec()
+        let epoch = "00000000000000d4"
 
         init() throws {
             context = try ZMQContext()
@@ -42,7 +43,7 @@ struct MetricsReplicaTests {
         }
 
         func publish(sequence: UInt64, user: String, score: Int) throws {
-            let body = MetricsChangedBody(sequence: sequence, causedBy: "push-\(sequence)", user: user, aggregate: Self.aggregate(score: score))
+            let body = MetricsChangedBody(epoch: epoch, sequence: sequence, causedBy: "push-\(sequence)", user: user, aggregate: Self.aggregate(score: score))
             try publisher.send([Data(Topic.metrics(user: user).utf8), try codec.encode(Envelope(type: MessageType.metricsChanged.rawValue, user: user, body: body))])
         }
 
@@ -78,7 +79,7 @@ struct MetricsReplicaTests {
         defer { replica.close() }
 
         let ann = MetricsRecord(user: "ann", version: 2, aggregate: ScriptedMetricsOwner.aggregate(score: 20))
-        #expect(try owner.answerSnapshot(MetricsSnapshotBody(sequence: 2, aggregates: [ann])) == "metrics.")
+        #expect(try owner.answerSnapshot(MetricsSnapshotBody(epoch: owner.epoch, sequence: 2, aggregates: [ann])) == "metrics.")
         var changes = try pump(replica) { replica.isSynced }
         #expect(replica.sequence == 2 && replica.record(user: "ann") == ann)
         #expect(changes.map(\.user) == ["ann"] && changes[0].causedBy == nil)
@@ -95,7 +96,7 @@ struct MetricsReplicaTests {
         _ = try pump(replica) { !replica.isSynced }
         #expect(!replica.isSynced, "a gap must trigger a re-snapshot")
         let cat = MetricsRecord(user: "cat", version: 5, aggregate: ScriptedMetricsOwner.aggregate(score: 70))
-        #expect(try owner.answerSnapshot(MetricsSnapshotBody(sequence: 5, aggregates: [ann, cat])) != nil)
+        #expect(try owner.answerSnapshot(MetricsSnapshotBody(epoch: owner.epoch, sequence: 5, aggregates: [ann, cat])) != nil)
         changes = try pump(replica) { replica.isSynced }
         #expect(replica.sequence == 5)
         #expect(changes.map(\.user) == ["cat"], "only what differs is reported")

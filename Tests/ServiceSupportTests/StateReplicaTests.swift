@@ -20,6 +20,8 @@ struct StateReplicaTests {
         let snapshotEndpoint: String
         let codec = WireCodec()
         var snapshotRequests = 0
+        /// The epoch of the owner's current start; a test sets another to play a restart.
+        var epoch = "00000000000000a1"
 
         init() throws {
             context = try ZMQContext()
@@ -44,13 +46,13 @@ struct StateReplicaTests {
         }
 
         func publish(sequence: UInt64, user: String) throws {
-            let body = StateChangedBody(sequence: sequence, causedBy: "intent-\(sequence)", record: Self.record(user, version: sequence))
+            let body = StateChangedBody(epoch: epoch, sequence: sequence, causedBy: "intent-\(sequence)", record: Self.record(user, version: sequence))
             let payload = try codec.encode(Envelope(type: MessageType.stateChanged.rawValue, user: user, body: body))
             try publisher.send([Data(Topic.state(app: .tensionCheck, user: user).utf8), payload])
         }
 
         func heartbeat(sequence: UInt64) throws {
-            let payload = try codec.encode(Envelope(type: MessageType.heartbeat.rawValue, body: HeartbeatBody(publisher: "scripted-owner", sequence: sequence)))
+            let payload = try codec.encode(Envelope(type: MessageType.heartbeat.rawValue, body: HeartbeatBody(publisher: "scripted-owner", epoch: epoch, sequence: sequence)))
             try publisher.send([Data(Topic.heartbeat.utf8), payload])
         }
 
@@ -83,6 +85,20 @@ struct StateReplicaTests {
             codec: WireCodec(), logger: Logger(label: "test"))
     }
 
+    /// A replica synced from `owner`'s snapshot at `sequence`, once its subscription has reached
+    /// the owner's publisher.
+    func withReplicaSynced(at sequence: UInt64, states: [StateRecord], _ body: (ScriptedOwner, StateReplica) throws -> Void) throws {
+        let owner = try ScriptedOwner()
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let replica = try makeReplica(owner, context: context)
+        defer { replica.close() }
+        #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: sequence, states: states)))
+        _ = try pump(replica) { replica.isSynced }
+        usleep(200_000)  // the subscription reaches the publisher
+        try body(owner, replica)
+    }
+
     @Test func startsFromTheSnapshotAndAppliesOnlyNewerEvents() throws {
         let owner = try ScriptedOwner()
         let context = try ZMQContext()
@@ -91,7 +107,7 @@ struct StateReplicaTests {
         defer { replica.close() }
 
         #expect(!replica.isSynced)
-        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 5, states: [ScriptedOwner.record("ann", version: 5)])))
+        #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 5, states: [ScriptedOwner.record("ann", version: 5)])))
         var changes = try pump(replica) { replica.isSynced }
         #expect(replica.sequence == 5)
         #expect(changes.map(\.user) == ["ann"])
@@ -109,14 +125,14 @@ struct StateReplicaTests {
         let codec = WireCodec()
         let stateEvent = try codec.encode(Envelope(
             type: MessageType.stateChanged.rawValue, user: "ann",
-            body: StateChangedBody(sequence: 7, causedBy: "i7", record: ScriptedOwner.record("ann", version: 7))))
+            body: StateChangedBody(epoch: "e", sequence: 7, causedBy: "i7", record: ScriptedOwner.record("ann", version: 7))))
         let profile = UserProfile(user: "ann", timeZone: "Europe/Paris", version: 8)
         let profileEvent = try codec.encode(Envelope(
-            type: MessageType.profileChanged.rawValue, user: "ann", body: ProfileChangedBody(sequence: 8, causedBy: "i8", profile: profile)))
+            type: MessageType.profileChanged.rawValue, user: "ann", body: ProfileChangedBody(epoch: "e", sequence: 8, causedBy: "i8", profile: profile)))
 
         let profilesOnly = StateReplica.States(holdsStates: false)
         #expect(profilesOnly.snapshotPrefix == Topic.profilePrefix)
-        guard case .other(sequence: 7)? = profilesOnly.decodeEvent(stateEvent, codec: codec) else {
+        guard case .other(SequencePosition(epoch: "e", sequence: 7))? = profilesOnly.decodeEvent(stateEvent, codec: codec) else {
             Issue.record("a state event advances the sequence only")
             return
         }
@@ -136,47 +152,69 @@ struct StateReplicaTests {
     }
 
     @Test func aGapInSequenceNumbersTriggersAFreshSnapshot() throws {
-        let owner = try ScriptedOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let replica = try makeReplica(owner, context: context)
-        defer { replica.close() }
-        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 1, states: [ScriptedOwner.record("ann", version: 1)])))
-        _ = try pump(replica) { replica.isSynced }
-        usleep(200_000)
+        try withReplicaSynced(at: 1, states: [ScriptedOwner.record("ann", version: 1)]) { owner, replica in
 
-        try owner.publish(sequence: 3, user: "cat")  // 2 was lost
-        _ = try pump(replica) { !replica.isSynced }
-        #expect(!replica.isSynced, "a gap must trigger a re-snapshot")
-        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 3, states: [
-            ScriptedOwner.record("ann", version: 1), ScriptedOwner.record("dan", version: 2), ScriptedOwner.record("cat", version: 3),
-        ])))
-        let changes = try pump(replica) { replica.isSynced }
-        #expect(replica.sequence == 3)
-        #expect(Set(changes.map(\.user)) == ["dan", "cat"], "only what differs is reported")
-        #expect(owner.snapshotRequests == 2)
+            try owner.publish(sequence: 3, user: "cat")  // 2 was lost
+            _ = try pump(replica) { !replica.isSynced }
+            #expect(!replica.isSynced, "a gap must trigger a re-snapshot")
+            #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 3, states: [
+                ScriptedOwner.record("ann", version: 1), ScriptedOwner.record("dan", version: 2), ScriptedOwner.record("cat", version: 3),
+            ])))
+            let changes = try pump(replica) { replica.isSynced }
+            #expect(replica.sequence == 3)
+            #expect(Set(changes.map(\.user)) == ["dan", "cat"], "only what differs is reported")
+            #expect(owner.snapshotRequests == 2)
+        }
     }
 
     @Test func aHeartbeatAheadOfTheReplicaRevealsALostLastEvent() throws {
-        let owner = try ScriptedOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let replica = try makeReplica(owner, context: context)
-        defer { replica.close() }
-        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 4, states: [])))
-        _ = try pump(replica) { replica.isSynced }
-        usleep(200_000)
+        try withReplicaSynced(at: 4, states: []) { owner, replica in
 
-        try owner.heartbeat(sequence: 4)
-        _ = try pump(replica) { false }
-        #expect(replica.isSynced, "a heartbeat at the replica's sequence changes nothing")
+            try owner.heartbeat(sequence: 4)
+            _ = try pump(replica) { false }
+            #expect(replica.isSynced, "a heartbeat at the replica's sequence changes nothing")
 
-        try owner.heartbeat(sequence: 7)
-        _ = try pump(replica) { !replica.isSynced }
-        #expect(!replica.isSynced)
-        #expect(try owner.answerSnapshot(SnapshotBody(sequence: 7, states: [ScriptedOwner.record("eve", version: 7)])))
-        _ = try pump(replica) { replica.isSynced }
-        #expect(replica.record(user: "eve", app: .tensionCheck)?.version == 7)
+            try owner.heartbeat(sequence: 7)
+            _ = try pump(replica) { !replica.isSynced }
+            #expect(!replica.isSynced)
+            #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 7, states: [ScriptedOwner.record("eve", version: 7)])))
+            _ = try pump(replica) { replica.isSynced }
+            #expect(replica.record(user: "eve", app: .tensionCheck)?.version == 7)
+        }
+    }
+
+    @Test func anEventOfAnotherEpochIsAnOwnerRestartNotTheNextEvent() throws {
+        try withReplicaSynced(at: 5, states: [ScriptedOwner.record("ann", version: 5)]) { owner, replica in
+
+            owner.epoch = "00000000000000b2"  // restarted with its sequence reset: 6 here is not the 6 that follows 5
+            try owner.publish(sequence: 6, user: "ghost")
+            _ = try pump(replica) { !replica.isSynced }
+            #expect(!replica.isSynced, "another epoch must trigger a re-snapshot")
+            #expect(replica.record(user: "ghost", app: .tensionCheck) == nil, "an event of another epoch is not applied on its own")
+
+            #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 6, states: [ScriptedOwner.record("ghost", version: 6)])))
+            let changes = try pump(replica) { replica.isSynced }
+            #expect(replica.sequence == 6)
+            #expect(changes.map(\.user).sorted() == ["ghost"])
+            #expect(replica.record(user: "ann", app: .tensionCheck) == nil, "the restarted owner's snapshot is the whole truth")
+
+            try owner.publish(sequence: 7, user: "ben")
+            _ = try pump(replica) { replica.sequence == 7 }
+            #expect(replica.record(user: "ben", app: .tensionCheck)?.version == 7, "the new epoch's events follow its snapshot")
+        }
+    }
+
+    @Test func aHeartbeatOfAnotherEpochTriggersAFreshSnapshotAtTheSameSequence() throws {
+        try withReplicaSynced(at: 4, states: []) { owner, replica in
+
+            owner.epoch = "00000000000000c3"
+            try owner.heartbeat(sequence: 4)
+            _ = try pump(replica) { !replica.isSynced }
+            #expect(!replica.isSynced, "the same sequence in another epoch is another history")
+            #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 4, states: [ScriptedOwner.record("eve", version: 4)])))
+            _ = try pump(replica) { replica.isSynced }
+            #expect(replica.record(user: "eve", app: .tensionCheck)?.version == 4)
+        }
     }
 
     @Test func anUnansweredSnapshotRequestIsRepeated() throws {

@@ -32,24 +32,25 @@ struct RepliesCodingTests {
     }
 
     @Test func snapshotBodyRoundTrips() throws {
-        let body = SnapshotBody(sequence: 42, states: Self.records)
+        let body = SnapshotBody(epoch: "0123456789abcdef", sequence: 42, states: Self.records)
         let data = try codec.encode(body)
         #expect(try codec.decode(SnapshotBody.self, from: data) == body)
-        let object = try jsonObject(try codec.encode(SnapshotBody(sequence: 0, states: [])))
+        let object = try jsonObject(try codec.encode(SnapshotBody(epoch: "0123456789abcdef", sequence: 0, states: [])))
+        #expect(object["epoch"] as? String == "0123456789abcdef")
         #expect(object["sequence"] as? Int == 0)
         #expect((object["states"] as? [Any])?.isEmpty == true)
     }
 
     @Test func stateChangedBodyRoundTrips() throws {
-        let body = StateChangedBody(sequence: 12, causedBy: "req-1", record: Self.records[1])
+        let body = StateChangedBody(epoch: "0123456789abcdef", sequence: 12, causedBy: "req-1", record: Self.records[1])
         let data = try codec.encode(body)
         #expect(try codec.decode(StateChangedBody.self, from: data) == body)
-        #expect(Set(try jsonObject(data).keys) == ["sequence", "causedBy", "record"])
+        #expect(Set(try jsonObject(data).keys) == ["epoch", "sequence", "causedBy", "record"])
     }
 
     @Test func heartbeatRoundTrips() throws {
-        let body = HeartbeatBody(publisher: "intent-handler", sequence: 99)
-        #expect(text(try codec.encode(body)) == #"{"publisher":"intent-handler","sequence":99}"#)
+        let body = HeartbeatBody(publisher: "intent-handler", epoch: "0123456789abcdef", sequence: 99)
+        #expect(text(try codec.encode(body)) == #"{"epoch":"0123456789abcdef","publisher":"intent-handler","sequence":99}"#)
         #expect(try codec.decode(HeartbeatBody.self, from: codec.encode(body)) == body)
     }
 
@@ -111,13 +112,13 @@ struct RepliesCodingTests {
     }
 
     @Test func timelineChangedNestsTheFlatTimeline() throws {
-        let body = TimelineChangedBody(sequence: 3, causedBy: "req-1", timeline: Self.timelineBody(.initial))
+        let body = TimelineChangedBody(epoch: "0123456789abcdef", sequence: 3, causedBy: "req-1", timeline: Self.timelineBody(.initial))
         let object = try jsonObject(try codec.encode(body))
-        #expect(Set(object.keys) == ["sequence", "causedBy", "timeline"])
+        #expect(Set(object.keys) == ["epoch", "sequence", "causedBy", "timeline"])
         let timeline = try #require(object["timeline"] as? [String: Any])
         #expect(Set(timeline.keys) == ["kind", "user", "stateVersion", "entries", "policy"])
 
-        let uncaused = TimelineChangedBody(sequence: 4, causedBy: nil, timeline: Self.timelineBody(.initial))
+        let uncaused = TimelineChangedBody(epoch: "0123456789abcdef", sequence: 4, causedBy: nil, timeline: Self.timelineBody(.initial))
         #expect(try jsonObject(try codec.encode(uncaused))["causedBy"] == nil)
     }
 }

@@ -131,7 +131,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
         try requests.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
         try requests.bind(BusEndpoint.bindAddress(for: configuration.syncEndpoint))
         let publisher = try EventPublisher(
-            name: "sync-agent", context: context, bindTo: configuration.syncEventsEndpoint, lastSequence: 0, codec: codec)
+            name: "sync-agent", epoch: PublisherEpoch.random(), context: context, bindTo: configuration.syncEventsEndpoint, lastSequence: 0, codec: codec)
         defer { publisher.close() }
         let foreground = try ZMQSocket(context: context, type: .sub)
         defer { foreground.close() }
@@ -242,7 +242,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
                 let sequence = publisher.lastSequence + 1
                 let event = Envelope(
                     type: MessageType.syncCompleted.rawValue, user: result.user,
-                    body: SyncCompletedBody(sequence: sequence, result: result))
+                    body: SyncCompletedBody(epoch: publisher.epoch, sequence: sequence, result: result))
                 try publisher.publish(topic: Topic.syncCompleted(user: result.user), sequence: sequence, payload: try codec.encode(event))
                 for reply in replies {
                     let payload = try codec.reply(to: reply.requestID, user: result.user, type: .syncReply, body: result)

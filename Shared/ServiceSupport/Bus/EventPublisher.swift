@@ -2,8 +2,8 @@ import Foundation
 import WidgetBusProtocol
 import ZeroMQ
 
-/// A PUB socket that sends `[topic, envelope]` events and a heartbeat carrying the latest
-/// sequence once a second, so subscribers also notice a lost *last* event.
+/// A PUB socket that sends `[topic, envelope]` events and a heartbeat carrying the epoch and the
+/// latest sequence once a second, so subscribers also notice a lost *last* event and a restart.
 ///
 /// PUB drops at its high-water mark by design; the HWM is set high and subscribers rely on
 /// sequence numbers, not on delivery. Owned by one thread.
@@ -15,12 +15,17 @@ public final class EventPublisher {
     private let codec: WireCodec
     /// The service name heartbeats carry.
     public let name: String
+    /// This start's ``PublisherEpoch``: the events published here must carry it too.
+    public let epoch: String
     public private(set) var lastSequence: UInt64
     private var nextHeartbeat = Date()
 
     /// Binds a publisher at `endpoint`'s port. `lastSequence` is where the sequence stands now.
-    public init(name: String, context: ZMQContext, bindTo endpoint: String, lastSequence: UInt64, codec: WireCodec) throws {
+    public init(
+        name: String, epoch: String, context: ZMQContext, bindTo endpoint: String, lastSequence: UInt64, codec: WireCodec
+    ) throws {
         self.name = name
+        self.epoch = epoch
         socket = try ZMQSocket(context: context, type: .pub)
         try socket.setLinger(milliseconds: 500)
         try socket.setSendHighWaterMark(Self.sendHighWaterMark)
@@ -40,7 +45,7 @@ public final class EventPublisher {
     public func heartbeatIfDue(now: Date = Date()) throws -> Int {
         if now >= nextHeartbeat {
             let payload = try codec.encode(
-                Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: HeartbeatBody(publisher: name, sequence: lastSequence)))
+                Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: HeartbeatBody(publisher: name, epoch: epoch, sequence: lastSequence)))
             try socket.send([Data(Topic.heartbeat.utf8), payload], dontWait: true)
             nextHeartbeat = now.addingTimeInterval(Self.heartbeatInterval)
         }

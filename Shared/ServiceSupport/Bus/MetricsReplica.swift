@@ -26,8 +26,13 @@ public final class MetricsReplica {
             try? codec.decode(Envelope<MetricsChangedBody>.self, from: payload).body
         }
 
-        public static func sequence(of event: MetricsChangedBody) -> UInt64 { event.sequence }
-        public static func sequence(of snapshot: MetricsSnapshotBody) -> UInt64 { snapshot.sequence }
+        public static func position(of event: MetricsChangedBody) -> SequencePosition {
+            SequencePosition(epoch: event.epoch, sequence: event.sequence)
+        }
+
+        public static func position(of snapshot: MetricsSnapshotBody) -> SequencePosition {
+            SequencePosition(epoch: snapshot.epoch, sequence: snapshot.sequence)
+        }
 
         public mutating func apply(_ event: MetricsChangedBody) -> [Change] {
             records[event.user] = event.record

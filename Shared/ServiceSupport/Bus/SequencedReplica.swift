@@ -20,8 +20,8 @@ public protocol ReplicaModel {
     var snapshotPrefix: String { get }
     /// Reads one event payload; nil when it cannot be read (logged and skipped).
     func decodeEvent(_ payload: Data, codec: WireCodec) -> Event?
-    static func sequence(of event: Event) -> UInt64
-    static func sequence(of snapshot: Snapshot) -> UInt64
+    static func position(of event: Event) -> SequencePosition
+    static func position(of snapshot: Snapshot) -> SequencePosition
 
     /// Applies the event that follows the replica's sequence.
     mutating func apply(_ event: Event) -> [Change]
@@ -34,10 +34,23 @@ extension ReplicaModel {
     public var snapshotPrefix: String { Self.topicPrefix }
 }
 
+/// Where an event or snapshot stands in its publisher's history: the ``PublisherEpoch`` it was
+/// published in and its sequence number there. Numbers of different epochs are not compared.
+public struct SequencePosition: Equatable, Sendable {
+    public var epoch: String
+    public var sequence: UInt64
+
+    public init(epoch: String, sequence: UInt64) {
+        self.epoch = epoch
+        self.sequence = sequence
+    }
+}
+
 /// A derived reader's copy of an owner's data kept current by the zguide's Clone pattern:
-/// subscribe first, then fetch a snapshot, then apply only events newer than the snapshot. Any
-/// jump in the sequence (a dropped event, a late join, an owner restart seen through a
-/// heartbeat) triggers a fresh snapshot, so the copy is never left stale.
+/// subscribe first, then fetch a snapshot, then apply only events of the snapshot's epoch newer
+/// than it. Any jump in the sequence (a dropped event, a late join) or another epoch (an owner
+/// restart), in an event or a heartbeat, triggers a fresh snapshot, so the copy is never left
+/// stale and never takes an event of one start for the next of another.
 ///
 /// The snapshot request is asynchronous (a DEALER polled with the subscriber), so a missing
 /// owner never blocks the service that holds the replica. Owned by one thread.
@@ -48,6 +61,8 @@ public final class SequencedReplica<Model: ReplicaModel> {
     public static var maxQueuedEvents: Int { 100_000 }
 
     public private(set) var model: Model
+    /// The owner's epoch the replica is synced in; nil before the first snapshot.
+    public private(set) var epoch: String?
     /// The sequence of the last event (or snapshot) applied.
     public private(set) var sequence: UInt64 = 0
     public private(set) var snapshotCount = 0
@@ -110,8 +125,9 @@ public final class SequencedReplica<Model: ReplicaModel> {
             guard frames.count == 2 else { continue }
             if frames[0] == Data(Topic.heartbeat.utf8) {
                 guard let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]) else { continue }
-                if isSynced, beat.body.sequence != sequence {
-                    try requestSnapshot(reason: "heartbeat at \(beat.body.sequence), replica at \(sequence)")
+                if isSynced, beat.body.epoch != epoch || beat.body.sequence != sequence {
+                    try requestSnapshot(
+                        reason: "heartbeat at \(beat.body.epoch)/\(beat.body.sequence), replica at \(epoch ?? "-")/\(sequence)")
                 }
                 continue
             }
@@ -119,15 +135,18 @@ public final class SequencedReplica<Model: ReplicaModel> {
                 logger.warning("undecodable event ignored", metadata: ["topic": "\(String(decoding: frames[0], as: UTF8.self))"])
                 continue
             }
-            let eventSequence = Model.sequence(of: event)
+            let position = Model.position(of: event)
             if !isSynced {
                 try enqueue(event)
-            } else if eventSequence == sequence + 1 {
-                changes += model.apply(event)
-                sequence = eventSequence
-            } else if eventSequence > sequence + 1 {
+            } else if position.epoch != epoch {
                 try enqueue(event)
-                try requestSnapshot(reason: "gap: expected \(sequence + 1), got \(eventSequence)")
+                try requestSnapshot(reason: "publisher restarted: epoch \(position.epoch), replica in \(epoch ?? "-")")
+            } else if position.sequence == sequence + 1 {
+                changes += model.apply(event)
+                sequence = position.sequence
+            } else if position.sequence > sequence + 1 {
+                try enqueue(event)
+                try requestSnapshot(reason: "gap: expected \(sequence + 1), got \(position.sequence)")
             }
         }
     }
@@ -140,26 +159,39 @@ public final class SequencedReplica<Model: ReplicaModel> {
             else { continue }
             let differences = model.replace(with: reply.body)
             changes += differences
-            sequence = Model.sequence(of: reply.body)
+            let position = Model.position(of: reply.body)
+            (epoch, sequence) = (position.epoch, position.sequence)
             awaitedSnapshot = nil
             snapshotCount += 1
             logger.info(
                 "replica synced from snapshot",
-                metadata: ["topics": "\(model.snapshotPrefix)", "sequence": "\(sequence)", "changed": "\(differences.count)"])
+                metadata: [
+                    "topics": "\(model.snapshotPrefix)", "epoch": "\(position.epoch)", "sequence": "\(sequence)",
+                    "changed": "\(differences.count)",
+                ])
             try replayQueue(into: &changes)
         }
     }
 
+    /// Applies the queued events that follow the snapshot. Events arrive in publishing order, so
+    /// when the last one queued is of another epoch the owner restarted after serving the
+    /// snapshot: only that epoch's events are kept, for the next snapshot.
     private func replayQueue(into changes: inout [Model.Change]) throws {
-        let pending = queued.sorted { Model.sequence(of: $0) < Model.sequence(of: $1) }
+        if let latest = queued.last.map({ Model.position(of: $0).epoch }), latest != epoch {
+            queued.removeAll { Model.position(of: $0).epoch != latest }
+            try requestSnapshot(reason: "publisher restarted while the snapshot was served")
+            return
+        }
+        let pending = queued.filter { Model.position(of: $0).epoch == epoch }
+            .sorted { Model.position(of: $0).sequence < Model.position(of: $1).sequence }
         queued.removeAll()
-        for event in pending where Model.sequence(of: event) > sequence {
-            guard Model.sequence(of: event) == sequence + 1 else {
+        for event in pending where Model.position(of: event).sequence > sequence {
+            guard Model.position(of: event).sequence == sequence + 1 else {
                 try requestSnapshot(reason: "gap in queued events after snapshot")
                 return
             }
             changes += model.apply(event)
-            sequence = Model.sequence(of: event)
+            sequence = Model.position(of: event).sequence
         }
     }
 

@@ -47,7 +47,7 @@ public final class StateReplica {
         public enum Event: Sendable {
             case state(StateChangedBody)
             case profile(ProfileChangedBody)
-            case other(sequence: UInt64)
+            case other(SequencePosition)
         }
 
         public fileprivate(set) var states: [Key: StateRecord] = [:]
@@ -71,19 +71,24 @@ public final class StateReplica {
             case MessageType.profileChanged.rawValue:
                 return (try? codec.decode(Envelope<ProfileChangedBody>.self, from: payload)).map { .profile($0.body) }
             default:
-                return envelope.object("body")?.unsignedInteger("sequence").map { .other(sequence: $0) }
+                guard let body = envelope.object("body"), let epoch = body.string("epoch"),
+                    let sequence = body.unsignedInteger("sequence")
+                else { return nil }
+                return .other(SequencePosition(epoch: epoch, sequence: sequence))
             }
         }
 
-        public static func sequence(of event: Event) -> UInt64 {
+        public static func position(of event: Event) -> SequencePosition {
             switch event {
-            case .state(let body): body.sequence
-            case .profile(let body): body.sequence
-            case .other(let sequence): sequence
+            case .state(let body): SequencePosition(epoch: body.epoch, sequence: body.sequence)
+            case .profile(let body): SequencePosition(epoch: body.epoch, sequence: body.sequence)
+            case .other(let position): position
             }
         }
 
-        public static func sequence(of snapshot: SnapshotBody) -> UInt64 { snapshot.sequence }
+        public static func position(of snapshot: SnapshotBody) -> SequencePosition {
+            SequencePosition(epoch: snapshot.epoch, sequence: snapshot.sequence)
+        }
 
         public mutating func apply(_ event: Event) -> [Change] {
             switch event {

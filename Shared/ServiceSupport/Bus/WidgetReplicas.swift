@@ -7,7 +7,12 @@ import ZeroMQ
 /// Everything a widget shows — intent-handler's states and metrics-ingest's aggregates — as the
 /// two replicas a reader keeps, and the timelines built from them. timeline-service publishes
 /// these timelines and snapshot-writer writes them to files, so both render a widget the same way.
-/// Owned by one thread.
+///
+/// A kind is *ready* once every replica it is built from has synced: the state replica for
+/// every kind, the metrics replica too for a kind that shows metrics. Before that its timeline
+/// would show the initial state, zone UTC or no measurements — older than what was shown before a
+/// restart — so a kind that is not ready has no widgets, changes or timelines here, and all of
+/// its widgets are reported changed at the moment it becomes ready. Owned by one thread.
 public final class WidgetReplicas {
     /// One widget kind of one user: what a timeline is published and a snapshot file kept for.
     public struct Widget: Hashable, Sendable {
@@ -43,13 +48,21 @@ public final class WidgetReplicas {
     /// Re-syncs of either replica so far: a reader re-checks what it derived after each.
     public var snapshotCount: Int { state.snapshotCount + metrics.snapshotCount }
 
+    /// Whether `kind`'s timelines can be built: every replica it needs has synced at least once.
+    public func isReady(_ kind: WidgetKind) -> Bool {
+        state.snapshotCount > 0 && (!kind.showsMetrics || metrics.snapshotCount > 0)
+    }
+
     /// Handles whatever is readable and returns the widgets whose timeline changed, each once in
     /// first-seen order, with the message behind its latest change: a burst of changes to one
-    /// widget collapses into its newest version.
+    /// widget collapses into its newest version. Only ready kinds are reported; a kind that
+    /// became ready reports every widget it has.
     public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [(widget: Widget, causedBy: String?)] {
+        let readyBefore = WidgetKind.allCases.filter(isReady)
         let stateChanges = try state.handle(ready: ready.prefix(2), now: now)
         let metricsChanges = try metrics.handle(ready: ready.dropFirst(2), now: now)
-        return widgets(affectedBy: stateChanges, metricsChanges)
+        let newlyReady = Set(WidgetKind.allCases.filter(isReady)).subtracting(readyBefore)
+        return widgets(affectedBy: stateChanges, metricsChanges, newlyReady: newlyReady)
     }
 
     /// The timeline of `kind` for `user` as of `now`, in the user's zone, with their metrics for
@@ -70,29 +83,33 @@ public final class WidgetReplicas {
         metrics.close()
     }
 
-    /// Whether `user` has anything `kind` shows: a state of its app, or metrics for a kind that shows them.
+    /// Whether `kind` is ready and `user` has anything it shows: a state of its app, or metrics
+    /// for a kind that shows them.
     public func hasContent(user: String, kind: WidgetKind) -> Bool {
-        state.record(user: user, app: kind.app) != nil || (kind.showsMetrics && metrics.record(user: user) != nil)
+        isReady(kind)
+            && (state.record(user: user, app: kind.app) != nil || (kind.showsMetrics && metrics.record(user: user) != nil))
     }
 
-    /// Every widget with content: each kind of every state, and the metrics kinds of every
-    /// measured user.
+    /// Every widget of a ready kind with content: each kind of every state, and the metrics
+    /// kinds of every measured user.
     public var allWidgets: [Widget] {
         var seen = Set<Widget>()
         let widgets = state.states.keys.flatMap { Self.widgets(user: $0.user, app: $0.app) }
             + metrics.records.keys.flatMap(Self.metricsWidgets(user:))
-        return widgets.filter { seen.insert($0).inserted }
+        return widgets.filter { isReady($0.kind) && seen.insert($0).inserted }
     }
 
-    /// The widgets the changes affect. A state change affects its app's kinds, a profile change
-    /// every widget of its user, a metrics change the kinds that show metrics.
-    func widgets(affectedBy stateChanges: [StateReplica.Change], _ metricsChanges: [MetricsReplica.Change])
-        -> [(widget: Widget, causedBy: String?)]
-    {
+    /// The widgets of ready kinds the changes affect, and every widget of `newlyReady` kinds. A
+    /// state change affects its app's kinds, a profile change every widget of its user, a
+    /// metrics change the kinds that show metrics.
+    func widgets(
+        affectedBy stateChanges: [StateReplica.Change], _ metricsChanges: [MetricsReplica.Change],
+        newlyReady: Set<WidgetKind> = []
+    ) -> [(widget: Widget, causedBy: String?)] {
         var causes: [Widget: String?] = [:]
         var order: [Widget] = []
         func touch(_ widgets: [Widget], _ cause: String?) {
-            for widget in widgets {
+            for widget in widgets where isReady(widget.kind) {
                 if causes.updateValue(cause, forKey: widget) == nil { order.append(widget) }
             }
         }
@@ -106,6 +123,9 @@ public final class WidgetReplicas {
         }
         for change in metricsChanges {
             touch(Self.metricsWidgets(user: change.user), change.causedBy)
+        }
+        if !newlyReady.isEmpty {
+            touch(allWidgets.filter { newlyReady.contains($0.kind) && causes[$0] == nil }, nil)
         }
         return order.map { ($0, causes[$0] ?? nil) }
     }
