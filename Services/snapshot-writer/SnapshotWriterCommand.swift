@@ -10,8 +10,7 @@ struct SnapshotWriterCommand: AsyncParsableCommand {
         commandName: "snapshot-writer",
         abstract: "Keeps one JSON snapshot file per user and widget kind, written atomically, never stale.",
         discussion: EnvironmentSetting.helpText([
-            BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.metricsEvents.setting,
-            BusEndpoint.metricsSnapshot.setting, .snapshotDirectory,
+            BusEndpoint.timelineEvents.setting, BusEndpoint.timelines.setting, .snapshotDirectory,
             .snapshotCoalesceDelay, .snapshotDiskCheck, .logLevel,
         ])
     )

@@ -5,26 +5,24 @@ import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
 
-/// Keeps one snapshot file per user and widget kind equal to intent-handler's state (and, for the
-/// Stress Monitor widget, metrics-ingest's aggregate): a replica of each (re-synced from snapshots
-/// at start and on any gap), a coalescing schedule of the files their changes touch, a refresh of
-/// every file when its timeline runs out, and a check of every file against the disk after each
-/// re-sync and periodically, so a file deleted by hand or missed while stopped is rewritten.
+/// Keeps one snapshot file per user and widget kind equal to the timeline timeline-service last
+/// published for it: follows its `TimelineChanged` events (re-synced from its timeline snapshot
+/// at start, on any gap and on a new epoch), writes each timeline's bytes inside the file's
+/// envelope on a coalescing schedule, and checks every file against the disk after each re-sync
+/// and periodically, so a file deleted by hand or missed while stopped is rewritten. It derives
+/// nothing: timelines, their refreshes at `validUntil` and the metrics in them are
+/// timeline-service's.
 struct SnapshotWriterService: Service {
     struct Configuration: Sendable {
-        var stateEventsEndpoint: String
-        var snapshotEndpoint: String
-        var metricsEventsEndpoint: String
-        var metricsSnapshotEndpoint: String
+        var timelineEventsEndpoint: String
+        var timelinesEndpoint: String
         var snapshotDirectory: String
         var coalesceDelay: Duration
         var diskCheckInterval: Duration
 
         init(environment: [String: String]) throws {
-            stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
-            snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
-            metricsEventsEndpoint = BusEndpoint.metricsEvents.resolve(in: environment)
-            metricsSnapshotEndpoint = BusEndpoint.metricsSnapshot.resolve(in: environment)
+            timelineEventsEndpoint = BusEndpoint.timelineEvents.resolve(in: environment)
+            timelinesEndpoint = BusEndpoint.timelines.resolve(in: environment)
             snapshotDirectory = EnvironmentSetting.snapshotDirectory.resolve(in: environment)
             coalesceDelay = .milliseconds(try EnvironmentSetting.snapshotCoalesceDelay.integer(in: environment, range: 0...10_000))
             diskCheckInterval = .seconds(try EnvironmentSetting.snapshotDiskCheck.integer(in: environment, range: 1...86_400))
@@ -50,13 +48,11 @@ struct SnapshotWriterService: Service {
         let files = try SnapshotFiles(root: configuration.snapshotDirectory, codec: codec, logger: logger)
         let context = try ZMQContext()
         defer { context.terminate() }
-        let replicas = try WidgetReplicas(
-            context: context, stateEventsEndpoint: configuration.stateEventsEndpoint,
-            stateSnapshotEndpoint: configuration.snapshotEndpoint, metricsEventsEndpoint: configuration.metricsEventsEndpoint,
-            metricsSnapshotEndpoint: configuration.metricsSnapshotEndpoint, codec: codec, logger: logger)
-        defer { replicas.close() }
+        let timelines = try SequencedReplica(
+            PublishedTimelines(), context: context, eventsEndpoint: configuration.timelineEventsEndpoint,
+            snapshotEndpoint: configuration.timelinesEndpoint, codec: codec, logger: logger)
+        defer { timelines.close() }
         var schedule = CoalescingSchedule<SnapshotPath>(delay: configuration.coalesceDelay)
-        var checkedSnapshots = replicas.snapshotCount
         let clock = ContinuousClock()
         var nextDiskCheck = clock.now + configuration.diskCheckInterval
 
@@ -65,34 +61,31 @@ struct SnapshotWriterService: Service {
             metadata: [
                 "directory": "\(configuration.snapshotDirectory)", "coalesceDelay": "\(configuration.coalesceDelay)",
                 "diskCheckInterval": "\(configuration.diskCheckInterval)",
-                "stateEvents": "\(configuration.stateEventsEndpoint)", "snapshot": "\(configuration.snapshotEndpoint)",
-                "metricsEvents": "\(configuration.metricsEventsEndpoint)", "metricsSnapshot": "\(configuration.metricsSnapshotEndpoint)",
+                "timelineEvents": "\(configuration.timelineEventsEndpoint)", "timelines": "\(configuration.timelinesEndpoint)",
             ])
 
         while !stop.isRequested {
-            let wait = [schedule.timeUntilNextDue(now: clock.now), files.timeUntilNextRefresh()].compactMap { $0 }
+            let wait = [schedule.timeUntilNextDue(now: clock.now), files.timeUntilNextRetry()].compactMap { $0 }
                 .reduce(Self.pollInterval, min)
-            let ready = try ZMQPoller.poll(replicas.pollItems, timeoutMilliseconds: Int(wait.millisecondsRoundedUp))
-            let changed = try replicas.handle(ready: ready[...])
+            let ready = try ZMQPoller.poll(timelines.pollItems, timeoutMilliseconds: Int(wait.millisecondsRoundedUp))
+            let syncedBefore = timelines.snapshotCount
+            let received = try timelines.handle(ready: ready[...])
             let now = clock.now
-            for affected in changed {
-                if let path = files.path(for: affected.widget) { schedule.add(path, now: now) }
+            for path in files.take(received, readingDisk: timelines.snapshotCount != syncedBefore) + files.retriesDue() {
+                schedule.add(path, now: now)
             }
-            for path in files.refreshesDue() { schedule.add(path, now: now) }
-            if replicas.snapshotCount != checkedSnapshots || now >= nextDiskCheck {
-                checkedSnapshots = replicas.snapshotCount
+            if now >= nextDiskCheck {
                 nextDiskCheck = now + configuration.diskCheckInterval
-                for path in files.pathsDifferingFromDisk(in: replicas) { schedule.add(path, now: now) }
+                if files.anyDiffersFromDisk(timelines.model.latest) {
+                    try timelines.resync(reason: "a snapshot file differs from the disk")
+                }
             }
-            files.write(schedule.takeDue(now: now, limit: Self.writeBatch), from: replicas)
+            files.write(schedule.takeDue(now: now, limit: Self.writeBatch))
         }
-        files.write(schedule.takeAll(), from: replicas)  // nothing coalesced is lost on stop
+        files.write(schedule.takeAll())  // nothing coalesced is lost on stop
         logger.info(
             "snapshot-writer stopping",
-            metadata: [
-                "written": "\(files.writeCount)", "sequence": "\(replicas.state.sequence)",
-                "metricsSequence": "\(replicas.metrics.sequence)",
-            ])
+            metadata: ["written": "\(files.writeCount)", "epoch": "\(timelines.epoch ?? "-")", "sequence": "\(timelines.sequence)"])
     }
 }
 
@@ -103,12 +96,4 @@ extension EnvironmentSetting {
     static let snapshotDiskCheck = EnvironmentSetting(
         variable: "WIDGETBUS_SNAPSHOT_DISK_CHECK_S", defaultValue: "60",
         purpose: "seconds between checks that rewrite snapshot files deleted or changed on disk")
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded up so a wait never ends before its deadline.
-    var millisecondsRoundedUp: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-    }
 }

@@ -10,9 +10,10 @@ import WidgetDomain
 import Glibc
 #endif
 
-/// Measures a running snapshot-writer fed by intent-handler: the delay from an intent's ack to a
-/// snapshot file on disk that reflects its state version — one intent at a time, then under a
-/// burst spread over many users — and the snapshot files written per second during the burst.
+/// Measures a running snapshot-writer fed by intent-handler through timeline-service: the delay
+/// from an intent's ack to a snapshot file on disk that reflects its state version — one intent
+/// at a time, then under a burst spread over many users — and the snapshot files written per
+/// second during the burst.
 /// In the same run it measures the two floors under those figures: raw libzmq REQ/REP round
 /// trips of the intent's size, and raw atomic writes of a snapshot file's size in the same file
 /// system, one at a time and ``WidgetSnapshot/writesInFlight`` at a time as the writer does.
@@ -21,7 +22,7 @@ struct BenchSnapshotsCommand: ParsableCommand {
         commandName: "bench-snapshots",
         abstract: "Benchmark snapshot-writer: files written per second and the delay from intent ack to file on disk.",
         discussion: """
-            Needs intent-handler and snapshot-writer running, with the same \(EnvironmentSetting.snapshotDirectory.variable) \
+            Needs intent-handler, timeline-service and snapshot-writer running, with the same \(EnvironmentSetting.snapshotDirectory.variable) \
             as this command. Linux only: the files are watched with inotify.
             """
     )

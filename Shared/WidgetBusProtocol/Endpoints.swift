@@ -17,7 +17,7 @@ public struct BusEndpoint: Sendable, Hashable {
         purpose: "intent-handler snapshot endpoint for re-syncing subscribers")
     public static let timelines = BusEndpoint(
         variable: "WIDGETBUS_TIMELINES", defaultValue: "tcp://127.0.0.1:5570",
-        purpose: "timeline-service request endpoint")
+        purpose: "timeline-service request endpoint: timelines, and timeline snapshots for re-syncing subscribers")
     public static let timelineEvents = BusEndpoint(
         variable: "WIDGETBUS_TIMELINE_EVENTS", defaultValue: "tcp://127.0.0.1:5571",
         purpose: "timeline-service timeline publisher")

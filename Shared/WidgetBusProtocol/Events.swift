@@ -77,6 +77,21 @@ public struct TimelineChangedBody: Encodable, Sendable, Equatable {
     }
 }
 
+/// `TimelineSnapshotReply`: every timeline timeline-service publishes under the requested topic
+/// prefix, built as of `sequence` in `epoch` — what a follower of `TimelineChanged` re-syncs
+/// from (the Clone pattern, as `SnapshotReply` is for state).
+public struct TimelineSnapshotBody: Encodable, Sendable, Equatable {
+    public var epoch: String
+    public var sequence: UInt64
+    public var timelines: [TimelineBody]
+
+    public init(epoch: String, sequence: UInt64, timelines: [TimelineBody]) {
+        self.epoch = epoch
+        self.sequence = sequence
+        self.timelines = timelines
+    }
+}
+
 /// `Heartbeat`: sent once a second with the publisher's epoch and latest sequence, so a
 /// subscriber notices the loss of the *last* event too, and a publisher restart.
 public struct HeartbeatBody: Codable, Sendable, Equatable {

@@ -61,7 +61,8 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     // Queries
     /// To timeline-service: the current timeline of a kind for a user.
     case timelineRequest = "TimelineRequest"
-    /// To intent-handler's snapshot endpoint: current states under a topic prefix.
+    /// To a publisher's snapshot endpoint: what it publishes, as of now, under a topic prefix
+    /// (intent-handler's states, metrics-ingest's aggregates, timeline-service's timelines).
     case snapshotRequest = "SnapshotRequest"
     /// To intent-handler: the records of a user still waiting for sync.
     case pendingRecordsRequest = "PendingRecordsRequest"
@@ -79,6 +80,7 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case syncReply = "SyncReply"
     case syncStatusReply = "SyncStatusReply"
     case metricsSnapshotReply = "MetricsSnapshotReply"
+    case timelineSnapshotReply = "TimelineSnapshotReply"
     case metricsStatusReply = "MetricsStatusReply"
     case pong = "Pong"
     case error = "Error"

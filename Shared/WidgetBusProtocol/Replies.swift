@@ -206,19 +206,33 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
     /// For a kind that also shows metrics-ingest's aggregate (`StressMonitorWidget`), the metrics
     /// version it was built from (0: none yet); nil for the other kinds.
     public var metricsVersion: UInt64?
+    /// The IANA zone the timeline's local days and hours were computed in.
+    public var timeZone: String
+    /// When the timeline was built: its `now`, and the date of its first entry.
+    public var generatedAt: Date
     public var timeline: WidgetTimeline
 
-    public init(kind: WidgetKind, user: String, stateVersion: UInt64, metricsVersion: UInt64? = nil, timeline: WidgetTimeline) {
+    public init(
+        kind: WidgetKind, user: String, stateVersion: UInt64, metricsVersion: UInt64? = nil, timeZone: String, generatedAt: Date,
+        timeline: WidgetTimeline
+    ) {
         self.kind = kind
         self.user = user
         self.stateVersion = stateVersion
         self.metricsVersion = metricsVersion
+        self.timeZone = timeZone
+        self.generatedAt = generatedAt
         self.timeline = timeline
     }
 
-    private enum CodingKeys: String, CodingKey { case kind, user, stateVersion, metricsVersion }
+    /// When the timeline runs out: its reload date (``WidgetTimeline/reloadDate``), by which
+    /// timeline-service publishes it anew; nil for a timeline that never runs out.
+    public var validUntil: Date? { timeline.reloadDate }
 
-    /// Flat: `{"kind", "user", "stateVersion", "metricsVersion"?, "entries", "policy"}`.
+    private enum CodingKeys: String, CodingKey { case kind, user, stateVersion, metricsVersion, timeZone, generatedAt, validUntil }
+
+    /// Flat: `{"kind", "user", "stateVersion", "metricsVersion"?, "timeZone", "generatedAt",
+    /// "validUntil"?, "entries", "policy"}`.
     public func encode(to encoder: any Encoder) throws {
         try timeline.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -226,6 +240,9 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
         try container.encode(user, forKey: .user)
         try container.encode(stateVersion, forKey: .stateVersion)
         try container.encodeIfPresent(metricsVersion, forKey: .metricsVersion)
+        try container.encode(timeZone, forKey: .timeZone)
+        try container.encode(generatedAt, forKey: .generatedAt)
+        try container.encodeIfPresent(validUntil, forKey: .validUntil)
     }
 }
 
@@ -235,6 +252,9 @@ public struct DecodedTimelineBody<Content: Codable & Sendable & Equatable>: Deco
     public var user: String
     public var stateVersion: UInt64
     public var metricsVersion: UInt64?
+    public var timeZone: String
+    public var generatedAt: Date
+    public var validUntil: Date?
     public var entries: [TimelineEntry<Content>]
     public var policy: ReloadPolicy
 }

@@ -182,8 +182,8 @@ extension RequestBody: RequestBodyCatalog {
         case .metricSample, .metricBatch, .metricsStatusRequest:
             throw ProtocolError(.unknownType, "\(rawType) is served by metrics-ingest, not on this endpoint")
         case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .acknowledgeReply,
-            .pendingUsersReply, .syncReply, .syncStatusReply, .metricsSnapshotReply, .metricsStatusReply, .pong, .error,
-            .stateChanged, .profileChanged, .appForegrounded, .syncCompleted, .metricsChanged, .timelineChanged, .heartbeat:
+            .pendingUsersReply, .syncReply, .syncStatusReply, .metricsSnapshotReply, .timelineSnapshotReply, .metricsStatusReply, .pong,
+            .error, .stateChanged, .profileChanged, .appForegrounded, .syncCompleted, .metricsChanged, .timelineChanged, .heartbeat:
             throw ProtocolError(.unknownType, "\(rawType) is not a request")
         }
     }

@@ -103,6 +103,25 @@ struct GoldenWireCase: Sendable, CustomStringConvertible {
                 inReplyTo: GoldenFixtures.requestID, user: GoldenFixtures.user, made: .reply(.timelineReply, body: { try spec.body() })))
     }
 
+    /// A `TimelineSnapshotReply` holding the timelines of `specs`, all of one kind (`Encodable`
+    /// only, as its timelines).
+    static func timelineSnapshotReply(_ specs: [TimelineSpec], sequence: UInt64) -> GoldenWireCase {
+        let body: @Sendable () throws -> TimelineSnapshotBody = {
+            TimelineSnapshotBody(epoch: GoldenFixtures.epoch, sequence: sequence, timelines: try specs.map { try $0.body() })
+        }
+        return GoldenWireCase(
+            name: name(.timelineSnapshotReply, specs[0].kind.rawValue), type: .timelineSnapshotReply, role: .reply,
+            encode: { codec in
+                try codec.encode(Envelope(
+                    id: GoldenFixtures.replyID, type: MessageType.timelineSnapshotReply.rawValue, sentAt: GoldenFixtures.now,
+                    inReplyTo: GoldenFixtures.requestID, body: try body()))
+            },
+            reencode: { codec, data in
+                try specs[0].kind.app.visitTimelineContent(TimelineReencoding(shape: .snapshotEnvelope, data: data, codec: codec))
+            },
+            serviceReply: ServiceReply(inReplyTo: GoldenFixtures.requestID, user: nil, made: .reply(.timelineSnapshotReply, body: body)))
+    }
+
     /// A `TimelineChanged` event (`Encodable` only, as its timeline).
     static func timelineChanged(_ spec: TimelineSpec, sequence: UInt64, causedBy: String?) -> GoldenWireCase {
         GoldenWireCase(
@@ -122,13 +141,19 @@ struct GoldenWireCase: Sendable, CustomStringConvertible {
 /// A `TimelineBody`, `TimelineReply` or `TimelineChanged` decoded through its content type and
 /// encoded again.
 struct TimelineReencoding: TimelineContentVisitor {
-    enum Shape { case body, envelope, changedEnvelope }
+    enum Shape { case body, envelope, changedEnvelope, snapshotEnvelope }
 
     struct DecodedChanged<Content: Codable & Sendable & Equatable>: Decodable, Sendable {
         var epoch: String
         var sequence: UInt64
         var causedBy: String?
         var timeline: DecodedTimelineBody<Content>
+    }
+
+    struct DecodedSnapshot<Content: Codable & Sendable & Equatable>: Decodable, Sendable {
+        var epoch: String
+        var sequence: UInt64
+        var timelines: [DecodedTimelineBody<Content>]
     }
 
     var shape: Shape
@@ -147,6 +172,11 @@ struct TimelineReencoding: TimelineContentVisitor {
             let body = envelope.body
             return try codec.encode(envelope.withBody(
                 TimelineChangedBody(epoch: body.epoch, sequence: body.sequence, causedBy: body.causedBy, timeline: TimelineBody(body.timeline, wrap))))
+        case .snapshotEnvelope:
+            let envelope = try codec.decode(Envelope<DecodedSnapshot<Content>>.self, from: data)
+            let body = envelope.body
+            return try codec.encode(envelope.withBody(
+                TimelineSnapshotBody(epoch: body.epoch, sequence: body.sequence, timelines: body.timelines.map { TimelineBody($0, wrap) })))
         }
     }
 }
@@ -256,6 +286,11 @@ extension GoldenWireCase {
             .reply(.snapshotReply, "empty", user: nil) { SnapshotBody(epoch: GoldenFixtures.epoch, sequence: 0, states: []) },
             .timelineReply(TimelineSpec(kind: .tensionCheck, variant: .current, zone: GoldenFixtures.newYork)),
             .timelineReply(TimelineSpec(kind: .stressMonitor, variant: .current, zone: GoldenFixtures.newYork)),
+            .timelineSnapshotReply(
+                [
+                    TimelineSpec(kind: .tensionCheck, variant: .current, zone: GoldenFixtures.newYork),
+                    TimelineSpec(kind: .tensionCheck, variant: .suggestion, zone: GoldenFixtures.utc),
+                ], sequence: 89),
             .reply(.pong, user: nil) { EmptyBody() },
             .error(
                 nil, inReplyTo: GoldenFixtures.requestID, user: user, code: .invalidLevel,

@@ -83,6 +83,7 @@ struct SnapshotWriterTests {
     @Test func aTimelineThatRunsOutIsRewrittenWithoutAnyChange() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
+        try bus.start(.timelineService)
         try bus.start(.snapshotWriter)
         let suggested = try bus.send(.recordTension, user: "zed", body: #"{"level":10}"#)
         guard case .tensionCheck(let state) = suggested.state, case .suggestion(_, let checkIn) = state.phase else {
@@ -110,6 +111,7 @@ struct SnapshotWriterTests {
     @Test func aBurstOnOneFileIsCoalescedIntoFewWritesEndingAtTheLastState() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
+        try bus.start(.timelineService)
         let writer = try bus.start(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "400"])
         usleep(300_000)  // the subscription reaches the publisher
         let burst = try IntentBurst(endpoint: bus.endpoint(.intents), users: ["cora"], count: 300)
@@ -126,6 +128,7 @@ struct SnapshotWriterTests {
     @Test func everyReadParsesThroughRepeatedKillsAndTheFilesEndAtTheFinalState() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
+        try bus.start(.timelineService)
         try bus.start(.snapshotWriter)
         let users = (0..<4).map { "burst-\($0)" }
         let reader = SnapshotReader(files: users.map { bus.snapshotURL(.tensionCheck, user: $0).path })
@@ -159,6 +162,7 @@ struct SnapshotWriterTests {
         let bus = try BusFixture()
         let quickDiskCheck = ["WIDGETBUS_SNAPSHOT_DISK_CHECK_S": "1"]
         try bus.start(.intentHandler)
+        try bus.start(.timelineService)
         try bus.start(.snapshotWriter, extraEnvironment: quickDiskCheck)
         var versions: [String: UInt64] = [:]
         for (user, level) in [("uma", 3), ("vic", 7), ("wes", 0)] {
@@ -184,6 +188,7 @@ struct SnapshotWriterTests {
     @Test func aStopWritesWhatIsStillCoalescing() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
+        try bus.start(.timelineService)
         try bus.start(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "5000"])
         usleep(300_000)  // the subscription reaches the publisher
         let record = try bus.send(.recordTension, user: "xena", body: #"{"level":5}"#)
@@ -197,6 +202,7 @@ struct SnapshotWriterTests {
     @Test func pathTraversalUserIDsNeverBecomeFiles() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
+        try bus.start(.timelineService)
         try bus.start(.snapshotWriter)
         let raw = try RawClient(endpoint: bus.endpoint(.intents))
         for user in ["..", "../escaped", "../../escaped", "a/../../escaped", "/tmp/escaped", #"nul\u0000byte"#, #"back\\slash"#] {
@@ -219,8 +225,9 @@ struct SnapshotWriterTests {
     }
 
     @Test func unsafeUserIDsAreRefusedByTheWriterItselfEvenWhenItsOwnerServesThem() throws {
-        // intent-handler refuses such ids on the wire; this owner does not, so the only guard
-        // left is snapshot-writer's own path check right before the file system.
+        // intent-handler refuses such ids on the wire; this owner does not, and timeline-service
+        // publishes whatever its owner has, so the only guard left is snapshot-writer's own path
+        // check right before the file system.
         let bus = try BusFixture()
         let hostile = ["..", "../escaped", "a/b", "dot/../../escaped", String(repeating: "x", count: 300)]
         let states = (hostile + ["safe"]).enumerated().map { index, user in
@@ -230,6 +237,7 @@ struct SnapshotWriterTests {
             snapshotEndpoint: bus.endpoint(.stateSnapshot), eventsEndpoint: bus.endpoint(.stateEvents),
             snapshot: SnapshotBody(epoch: PublisherEpoch.random(), sequence: UInt64(states.count), states: states))
         defer { owner.stop() }
+        try bus.start(.timelineService)
         let writer = try bus.start(.snapshotWriter)
 
         _ = try bus.tensionSnapshot(user: "safe", version: UInt64(states.count))

@@ -46,7 +46,8 @@ struct GoldenReplyHelperTests {
         let covered = Set(Self.replies.map(\.type))
         let replyTypes: [MessageType] = [
             .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .acknowledgeReply,
-            .pendingUsersReply, .syncReply, .syncStatusReply, .metricsSnapshotReply, .metricsStatusReply, .pong, .error,
+            .pendingUsersReply, .syncReply, .syncStatusReply, .metricsSnapshotReply, .timelineSnapshotReply, .metricsStatusReply, .pong,
+            .error,
         ]
         #expect(replyTypes.filter { !covered.contains($0) }.isEmpty)
     }

@@ -17,13 +17,31 @@ struct JSONFieldScannerTests {
         #expect(scanner.object("body")?.object("record")?.unsignedInteger("sequence") == 9)
     }
 
-    @Test func absentWrongTypeAndEscapedValuesAreNil() {
+    @Test func absentAndWrongTypeValuesAreNil() {
         let scanner = JSONFieldScanner(event)
         #expect(scanner.string("missing") == nil)
         #expect(scanner.string("version") == nil)
         #expect(scanner.unsignedInteger("type") == nil)
         #expect(scanner.object("type") == nil)
-        #expect(scanner.object("body")?.string("causedBy") == nil)  // has an escape: decode it properly instead
+        #expect(scanner.date("type") == nil)
+        #expect(scanner.objects(inArray: "body") == nil)
+    }
+
+    @Test func stringsWithEscapesAreDecoded() {
+        #expect(JSONFieldScanner(event).object("body")?.string("causedBy") == #"x"}{"#)
+        #expect(JSONFieldScanner(Data(#"{"u":"café\\/"}"#.utf8)).string("u") == #"café\/"#)
+    }
+
+    @Test func valuesAreSplicedAsEncodedAndDatesReadInTheWireFormat() throws {
+        let scanner = JSONFieldScanner(Data(#"{"at":"2026-11-22T09:30:00.123Z","entries":[{"a":"]"}, {"b":[1,2]}],"n":7}"#.utf8))
+        #expect(scanner.encoded("entries") == EncodedJSON(bytes: Array(#"[{"a":"]"}, {"b":[1,2]}]"#.utf8)))
+        #expect(scanner.encoded("at") == EncodedJSON(bytes: Array(#""2026-11-22T09:30:00.123Z""#.utf8)))
+        #expect(scanner.date("at") == WireDate.parse("2026-11-22T09:30:00.123Z"))
+        let elements = try #require(scanner.objects(inArray: "entries"))
+        #expect(elements.count == 2)
+        #expect(elements[0].string("a") == "]" && elements[1].encoded("b") == EncodedJSON(bytes: Array("[1,2]".utf8)))
+        #expect(JSONFieldScanner(Data(#"{"e":[ ]}"#.utf8)).objects(inArray: "e")?.isEmpty == true)
+        #expect(JSONFieldScanner(Data(#"{"e":[{"a":1},2]}"#.utf8)).objects(inArray: "e") == nil, "not an array of objects")
     }
 
     @Test func toleratesWhitespaceAndRefusesWhatIsNotAnObject() {

@@ -10,7 +10,7 @@ public protocol ReplicaModel {
     /// An event of the owner's sequence, decoded.
     associatedtype Event: Sendable
     /// The body of the owner's snapshot reply.
-    associatedtype Snapshot: Decodable & Sendable
+    associatedtype Snapshot: Sendable
     /// What the replica reports as changed.
     associatedtype Change
 
@@ -20,6 +20,8 @@ public protocol ReplicaModel {
     var snapshotPrefix: String { get }
     /// Reads one event payload; nil when it cannot be read (logged and skipped).
     func decodeEvent(_ payload: Data, codec: WireCodec) -> Event?
+    /// Reads a snapshot reply: the request it answers and its body; nil when it is not one.
+    func decodeSnapshotReply(_ payload: Data, codec: WireCodec) -> (inReplyTo: String?, snapshot: Snapshot)?
     static func position(of event: Event) -> SequencePosition
     static func position(of snapshot: Snapshot) -> SequencePosition
 
@@ -32,6 +34,13 @@ public protocol ReplicaModel {
 
 extension ReplicaModel {
     public var snapshotPrefix: String { Self.topicPrefix }
+}
+
+extension ReplicaModel where Snapshot: Decodable {
+    public func decodeSnapshotReply(_ payload: Data, codec: WireCodec) -> (inReplyTo: String?, snapshot: Snapshot)? {
+        guard case .success(let reply)? = try? ReplyDecoding.decode(payload, as: Snapshot.self, codec: codec) else { return nil }
+        return (reply.inReplyTo, reply.body)
+    }
 }
 
 /// Where an event or snapshot stands in its publisher's history: the ``PublisherEpoch`` it was
@@ -120,6 +129,13 @@ public final class SequencedReplica<Model: ReplicaModel> {
         snapshotSocket.close()
     }
 
+    /// Fetches a fresh snapshot though nothing was missed on the bus: for a follower that found
+    /// what it derived from the replica lost elsewhere (a file deleted by hand).
+    public func resync(reason: String) throws {
+        guard isSynced else { return }
+        try requestSnapshot(reason: reason)
+    }
+
     private func drainEvents(into changes: inout [Model.Change]) throws {
         while let frames = try subscriber.receiveMessage(dontWait: true) {
             guard frames.count == 2 else { continue }
@@ -154,12 +170,11 @@ public final class SequencedReplica<Model: ReplicaModel> {
     private func drainSnapshots(into changes: inout [Model.Change]) throws {
         while let frames = try snapshotSocket.receiveMessage(dontWait: true) {
             guard let payload = frames.last, let awaited = awaitedSnapshot,
-                case .success(let reply)? = try? ReplyDecoding.decode(payload, as: Model.Snapshot.self, codec: codec),
-                reply.inReplyTo == awaited.id
+                let reply = model.decodeSnapshotReply(payload, codec: codec), reply.inReplyTo == awaited.id
             else { continue }
-            let differences = model.replace(with: reply.body)
+            let differences = model.replace(with: reply.snapshot)
             changes += differences
-            let position = Model.position(of: reply.body)
+            let position = Model.position(of: reply.snapshot)
             (epoch, sequence) = (position.epoch, position.sequence)
             awaitedSnapshot = nil
             snapshotCount += 1

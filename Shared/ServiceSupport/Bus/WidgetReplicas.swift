@@ -5,8 +5,8 @@ import WidgetDomain
 import ZeroMQ
 
 /// Everything a widget shows — intent-handler's states and metrics-ingest's aggregates — as the
-/// two replicas a reader keeps, and the timelines built from them. timeline-service publishes
-/// these timelines and snapshot-writer writes them to files, so both render a widget the same way.
+/// two replicas timeline-service keeps, and the timelines built from them: the only place a
+/// timeline is derived (snapshot-writer writes the bytes timeline-service publishes).
 ///
 /// A kind is *ready* once every replica it is built from has synced: the state replica for
 /// every kind, the metrics replica too for a kind that shows metrics. Before that its timeline
@@ -74,6 +74,7 @@ public final class WidgetReplicas {
         return TimelineBody(
             kind: kind, user: user, stateVersion: record?.version ?? 0,
             metricsVersion: kind.showsMetrics ? measured?.version ?? 0 : nil,
+            timeZone: state.profiles[user]?.timeZone ?? UserProfile.defaultTimeZone, generatedAt: now,
             timeline: (record?.state ?? .initial(for: kind.app)).timeline(
                 for: kind, now: now, timeZone: state.timeZone(user: user), metrics: measured?.aggregate))
     }

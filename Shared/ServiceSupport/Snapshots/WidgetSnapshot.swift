@@ -4,9 +4,10 @@ import WidgetDomain
 
 /// The content of a snapshot file: what one user's widget renders with no other source, as the
 /// seeds' widgets read their App Group JSON. Every kind has the same envelope around exactly the
-/// timeline timeline-service builds for the same state, so a new kind needs nothing here
-/// (docs/SNAPSHOTS.md).
-public struct WidgetSnapshot: Encodable, Sendable {
+/// timeline timeline-service built and encoded (docs/SNAPSHOTS.md): a snapshot is made from the
+/// bytes of a `TimelineBody` as timeline-service sent them, which it splices into the file
+/// unchanged, so a timeline is built and encoded once, and a new kind needs nothing here.
+public struct WidgetSnapshot: Sendable {
     /// Bumped when the file's shape changes; a file of another version is rewritten at start.
     /// 2 added `validUntil`.
     public static let schemaVersion = 2
@@ -15,24 +16,55 @@ public struct WidgetSnapshot: Encodable, Sendable {
     /// snapshot-writer and its benchmark's raw-write baseline.
     public static let writesInFlight = 8
 
-    public var timeline: TimelineBody
-    /// The IANA zone the timeline's local days and hours were computed in.
-    public var timeZone: String
-    /// When the timeline was built: its `now`.
-    public var generatedAt: Date
+    /// What the file reflects and when it runs out.
+    public let header: Header
+    private let file: File
 
-    public init(timeline: TimelineBody, timeZone: String, generatedAt: Date) {
-        self.timeline = timeline
-        self.timeZone = timeZone
-        self.generatedAt = generatedAt
+    /// The snapshot of the timeline whose encoded `TimelineBody` is `body` (a `TimelineReply`'s
+    /// body, a `TimelineChanged`'s `timeline`, an entry of a `TimelineSnapshotReply`); nil when
+    /// `body` is not one.
+    public init?(timelineBody body: JSONFieldScanner) {
+        guard let kind = body.string("kind").flatMap(WidgetKind.init(rawValue:)), let user = body.string("user"),
+            let stateVersion = body.unsignedInteger("stateVersion"), let timeZone = body.string("timeZone"),
+            let generatedAt = body.encoded("generatedAt"), let entries = body.encoded("entries"), let policy = body.encoded("policy")
+        else { return nil }
+        let metricsVersion = body.unsignedInteger("metricsVersion")
+        header = Header(
+            stamp: Stamp(kind: kind, user: user, stateVersion: stateVersion, metricsVersion: metricsVersion, timeZone: timeZone),
+            validUntil: body.date("validUntil"))
+        file = File(
+            schemaVersion: Self.schemaVersion, kind: body.encoded("kind")!, user: body.encoded("user")!, stateVersion: stateVersion,
+            metricsVersion: metricsVersion, timeZone: body.encoded("timeZone")!, generatedAt: generatedAt,
+            validUntil: body.encoded("validUntil"), timeline: File.Timeline(entries: entries, policy: policy))
     }
 
-    /// When the timeline in the file runs out: its reload date (``WidgetTimeline/reloadDate``),
-    /// by which snapshot-writer has written a new one even if nothing changed; nil for a
-    /// timeline that never runs out.
-    public var validUntil: Date? { timeline.timeline.reloadDate }
+    public var stamp: Stamp { header.stamp }
 
-    /// What the file reflects: whose widget, of which state and metrics, in which zone. Files
+    /// The file's bytes: `{"generatedAt", "kind", "metricsVersion"? (StressMonitorWidget),
+    /// "schemaVersion", "stateVersion", "timeZone", "timeline": {"entries", "policy"}, "user",
+    /// "validUntil"?}`, every value but `schemaVersion` spliced from the timeline body.
+    public func encoded(with codec: WireCodec) throws -> Data {
+        try codec.encode(file)
+    }
+
+    private struct File: Encodable {
+        struct Timeline: Encodable {
+            var entries: EncodedJSON
+            var policy: EncodedJSON
+        }
+
+        var schemaVersion: Int
+        var kind: EncodedJSON
+        var user: EncodedJSON
+        var stateVersion: UInt64
+        var metricsVersion: UInt64?
+        var timeZone: EncodedJSON
+        var generatedAt: EncodedJSON
+        var validUntil: EncodedJSON?
+        var timeline: Timeline
+    }
+
+    /// What a file reflects: whose widget, of which state and metrics, in which zone. Files
     /// with equal stamps differ only in the instant they were built at.
     public struct Stamp: Codable, Hashable, Sendable {
         public var schemaVersion: Int
@@ -56,17 +88,16 @@ public struct WidgetSnapshot: Encodable, Sendable {
         }
     }
 
-    public var stamp: Stamp {
-        Stamp(
-            kind: timeline.kind, user: timeline.user, stateVersion: timeline.stateVersion, metricsVersion: timeline.metricsVersion,
-            timeZone: timeZone)
-    }
-
-    /// What a reader needs from a file on disk to tell whether it is current: its stamp, and
-    /// when its timeline runs out.
-    public struct Header: Decodable, Sendable {
+    /// What a reader needs from a file to tell whether it is current: its stamp, and when its
+    /// timeline runs out.
+    public struct Header: Decodable, Equatable, Sendable {
         public var stamp: Stamp
         public var validUntil: Date?
+
+        public init(stamp: Stamp, validUntil: Date?) {
+            self.stamp = stamp
+            self.validUntil = validUntil
+        }
 
         private enum CodingKeys: String, CodingKey { case validUntil }
 
@@ -74,24 +105,11 @@ public struct WidgetSnapshot: Encodable, Sendable {
             stamp = try Stamp(from: decoder)
             validUntil = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Date.self, forKey: .validUntil)
         }
-    }
 
-    private enum CodingKeys: String, CodingKey {
-        case schemaVersion, kind, user, stateVersion, metricsVersion, timeZone, generatedAt, validUntil, timeline
-    }
-
-    /// `{"schemaVersion", "kind", "user", "stateVersion", "metricsVersion"? (StressMonitorWidget),
-    /// "timeZone", "generatedAt", "validUntil"?, "timeline": {"entries", "policy"}}`
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.schemaVersion, forKey: .schemaVersion)
-        try container.encode(timeline.kind, forKey: .kind)
-        try container.encode(timeline.user, forKey: .user)
-        try container.encode(timeline.stateVersion, forKey: .stateVersion)
-        try container.encodeIfPresent(timeline.metricsVersion, forKey: .metricsVersion)
-        try container.encode(timeZone, forKey: .timeZone)
-        try container.encode(generatedAt, forKey: .generatedAt)
-        try container.encodeIfPresent(validUntil, forKey: .validUntil)
-        try container.encode(timeline.timeline, forKey: .timeline)
+        /// Whether a file with this header shows `wanted` at `now`: the same stamp, and a
+        /// timeline that has not run out.
+        public func isCurrent(for wanted: Stamp, at now: Date) -> Bool {
+            stamp == wanted && validUntil.map { now < $0 } ?? true
+        }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Reads a few fields of a JSON object without decoding the rest: where a follower needs only an
-/// event's `type` and `sequence` to skip it, a full decode of the state it carries would be most
-/// of its cost.
+/// event's `type` and `sequence` to skip it, or a few fields and the encoded bytes of the others
+/// to splice into a file, a full decode of what it carries would be most of its cost.
 ///
 /// It finds values by skipping over the others (strings, nesting and escapes respected) and does
 /// not validate what it skips: use it on messages from the bus's own publishers, and decode
@@ -27,13 +27,42 @@ public struct JSONFieldScanner {
         return JSONFieldScanner(bytes: bytes, range: value)
     }
 
-    /// The string under `key`, when it is one without escapes (as the wire's type names and
-    /// identifiers are); nil otherwise.
+    /// The string under `key`; nil when absent or not a string. One without escapes (as the
+    /// wire's type names and identifiers are) is read in place.
     public func string(_ key: String) -> String? {
-        guard let value = valueRange(of: key), value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
-            !bytes[value].contains(UInt8(ascii: "\\"))
+        guard let value = valueRange(of: key), value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\"")
         else { return nil }
-        return String(decoding: bytes[(value.lowerBound + 1)..<(value.upperBound - 1)], as: UTF8.self)
+        guard bytes[value].contains(UInt8(ascii: "\\")) else {
+            return String(decoding: bytes[(value.lowerBound + 1)..<(value.upperBound - 1)], as: UTF8.self)
+        }
+        return try? JSONDecoder().decode(String.self, from: Data(bytes[value]))
+    }
+
+    /// The date under `key`, in the wire's format; nil when absent or not one.
+    public func date(_ key: String) -> Date? {
+        string(key).flatMap(WireDate.parse)
+    }
+
+    /// The value under `key` as it is encoded, to splice into another message unchanged.
+    public func encoded(_ key: String) -> EncodedJSON? {
+        valueRange(of: key).map { EncodedJSON(bytes: Array(bytes[$0])) }
+    }
+
+    /// The objects of the array under `key`; nil when absent or not an array of objects.
+    public func objects(inArray key: String) -> [JSONFieldScanner]? {
+        guard let value = valueRange(of: key), bytes[value.lowerBound] == UInt8(ascii: "[") else { return nil }
+        var elements: [JSONFieldScanner] = []
+        var index = skipWhitespace(value.lowerBound + 1, end: value.upperBound)
+        while index < value.upperBound - 1 {
+            guard bytes[index] == UInt8(ascii: "{"), let end = endOfValue(startingAt: index) else { return nil }
+            elements.append(JSONFieldScanner(bytes: bytes, range: index..<end))
+            index = skipWhitespace(end, end: value.upperBound)
+            if index < value.upperBound - 1 {
+                guard bytes[index] == UInt8(ascii: ",") else { return nil }
+                index = skipWhitespace(index + 1, end: value.upperBound)
+            }
+        }
+        return elements
     }
 
     /// The whole number under `key`; nil when absent or not a non-negative integer.
@@ -73,9 +102,9 @@ public struct JSONFieldScanner {
         }
     }
 
-    private func skipWhitespace(_ start: Int) -> Int {
+    private func skipWhitespace(_ start: Int, end: Int? = nil) -> Int {
         var index = start
-        while index < range.upperBound, Self.isWhitespace(bytes[index]) { index += 1 }
+        while index < end ?? range.upperBound, Self.isWhitespace(bytes[index]) { index += 1 }
         return index
     }
 

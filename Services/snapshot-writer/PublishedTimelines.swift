@@ -1,0 +1,65 @@
+import Foundation
+import ServiceSupport
+import WidgetBusProtocol
+
+/// timeline-service's published timelines as snapshot-writer follows them (``SequencedReplica``:
+/// `TimelineChanged` events, and a `TimelineSnapshotReply` at start, on a gap or on a new
+/// epoch). It keeps only what each widget's file must reflect — the header of its latest
+/// timeline — and hands each timeline on as a ``WidgetSnapshot`` whose bytes are the ones
+/// timeline-service encoded: snapshot-writer builds no timeline and decodes no entry.
+struct PublishedTimelines: ReplicaModel {
+    struct Event: Sendable {
+        var position: SequencePosition
+        var snapshot: WidgetSnapshot
+    }
+
+    struct Snapshot: Sendable {
+        var position: SequencePosition
+        var snapshots: [WidgetSnapshot]
+    }
+
+    /// The header of the latest timeline of every widget timeline-service publishes.
+    private(set) var latest: [WidgetReplicas.Widget: WidgetSnapshot.Header] = [:]
+
+    static var topicPrefix: String { Topic.timelinePrefix }
+
+    /// An event whose timeline cannot be read is not applied: the engine logs it, and the gap it
+    /// leaves in the sequence brings a fresh snapshot.
+    func decodeEvent(_ payload: Data, codec: WireCodec) -> Event? {
+        guard let body = JSONFieldScanner(payload).object("body"), let position = Self.position(in: body),
+            let snapshot = body.object("timeline").flatMap(WidgetSnapshot.init(timelineBody:))
+        else { return nil }
+        return Event(position: position, snapshot: snapshot)
+    }
+
+    func decodeSnapshotReply(_ payload: Data, codec: WireCodec) -> (inReplyTo: String?, snapshot: Snapshot)? {
+        let envelope = JSONFieldScanner(payload)
+        guard envelope.string("type") == MessageType.timelineSnapshotReply.rawValue, let body = envelope.object("body"),
+            let position = Self.position(in: body), let timelines = body.objects(inArray: "timelines")
+        else { return nil }
+        return (envelope.string("inReplyTo"), Snapshot(position: position, snapshots: timelines.compactMap(WidgetSnapshot.init(timelineBody:))))
+    }
+
+    static func position(of event: Event) -> SequencePosition { event.position }
+    static func position(of snapshot: Snapshot) -> SequencePosition { snapshot.position }
+
+    mutating func apply(_ event: Event) -> [WidgetSnapshot] {
+        latest[Self.widget(of: event.snapshot)] = event.snapshot.header
+        return [event.snapshot]
+    }
+
+    /// Every timeline of the snapshot: which files differ is for the disk to say.
+    mutating func replace(with snapshot: Snapshot) -> [WidgetSnapshot] {
+        latest = Dictionary(snapshot.snapshots.map { (Self.widget(of: $0), $0.header) }) { $1 }
+        return snapshot.snapshots
+    }
+
+    private static func widget(of snapshot: WidgetSnapshot) -> WidgetReplicas.Widget {
+        WidgetReplicas.Widget(user: snapshot.stamp.user, kind: snapshot.stamp.kind)
+    }
+
+    private static func position(in body: JSONFieldScanner) -> SequencePosition? {
+        guard let epoch = body.string("epoch"), let sequence = body.unsignedInteger("sequence") else { return nil }
+        return SequencePosition(epoch: epoch, sequence: sequence)
+    }
+}
