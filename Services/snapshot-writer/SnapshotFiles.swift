@@ -51,10 +51,11 @@ final class SnapshotFiles {
     }
 
     /// Whether any file of `latest` does not show its stamp on disk: missing, unreadable, of
-    /// another schema, widget, version or zone.
+    /// another schema, widget, version or zone. A file with a write waiting is not read: its
+    /// next write brings it up to date anyway.
     func anyDiffersFromDisk(_ latest: [WidgetReplicas.Widget: WidgetSnapshot.Header]) -> Bool {
         latest.contains { widget, wanted in
-            guard let path = path(user: widget.user, kind: widget.kind) else { return false }
+            guard let path = path(user: widget.user, kind: widget.kind), waiting[path] == nil else { return false }
             reflected[path] = header(onDiskAt: path)
             return reflected[path]?.stamp != wanted.stamp
         }

@@ -234,4 +234,31 @@ struct StateReplicaTests {
         #expect(requests == 2, "the replica must ask again after \(StateReplica.snapshotTimeout) s of silence")
         #expect(!replica.isSynced)
     }
+
+    @Test func aSilentOwnerIsAskedAgainAtEverLongerIntervals() throws {
+        let silent = try ScriptedOwner()
+        let context = try ZMQContext()
+        defer { context.terminate() }
+        let replica = try makeReplica(silent, context: context)
+        defer { replica.close() }
+        /// The snapshot requests the replica sends when its clock reads `start + seconds`.
+        func requests(at seconds: TimeInterval, from start: Date) throws -> Int {
+            _ = try replica.handle(ready: [ZMQPollEvents(), ZMQPollEvents()][...], now: start.addingTimeInterval(seconds))
+            var count = 0
+            while try ZMQPoller.poll([(silent.snapshots, .readable)], timeoutMilliseconds: 50)[0].contains(.readable),
+                try silent.snapshots.receiveMessage() != nil
+            {
+                count += 1
+            }
+            return count
+        }
+        let start = Date()
+        #expect(try requests(at: 0, from: start) == 1, "the request sent at start, waiting 2 s")
+        // Each timeout doubles the wait: 4, 8, 16, 32 s, then 32 s again (the longest).
+        for (seconds, asked) in [
+            (2.1, 1), (6.0, 0), (6.2, 1), (14.1, 0), (14.3, 1), (30.2, 0), (30.4, 1), (62.3, 0), (62.5, 1), (94.4, 0), (94.6, 1),
+        ] {
+            #expect(try requests(at: seconds, from: start) == asked, "at \(seconds) s")
+        }
+    }
 }

@@ -64,8 +64,12 @@ public struct SequencePosition: Equatable, Sendable {
 /// The snapshot request is asynchronous (a DEALER polled with the subscriber), so a missing
 /// owner never blocks the service that holds the replica. Owned by one thread.
 public final class SequencedReplica<Model: ReplicaModel> {
-    /// How long a snapshot request waits for its reply before it is asked again.
+    /// How long a first snapshot request waits for its reply before it is asked again.
     public static var snapshotTimeout: TimeInterval { 2 }
+    /// The longest wait: each unanswered request doubles the wait up to this. An owner too busy
+    /// to answer in time still answers every request it got, and each answer costs it a build of
+    /// everything it holds, so asking at a fixed pace would bury it.
+    public static var longestSnapshotTimeout: TimeInterval { 32 }
     /// Events held while a snapshot is awaited; past this the queue is dropped and re-fetched.
     public static var maxQueuedEvents: Int { 100_000 }
 
@@ -81,6 +85,8 @@ public final class SequencedReplica<Model: ReplicaModel> {
     private let codec: WireCodec
     private let logger: Logger
     private var awaitedSnapshot: (id: String, deadline: Date)?
+    /// The wait of the next snapshot request: ``snapshotTimeout``, doubled after each timeout.
+    private var snapshotWait = SequencedReplica.snapshotTimeout
     private var queued: [Model.Event] = []
 
     public init(
@@ -119,7 +125,8 @@ public final class SequencedReplica<Model: ReplicaModel> {
             try drainSnapshots(into: &changes)
         }
         if let awaited = awaitedSnapshot, now >= awaited.deadline {
-            try requestSnapshot(reason: "snapshot timed out")
+            snapshotWait = min(2 * snapshotWait, Self.longestSnapshotTimeout)
+            try requestSnapshot(reason: "snapshot timed out", now: now)
         }
         return changes
     }
@@ -177,6 +184,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
             let position = Model.position(of: reply.snapshot)
             (epoch, sequence) = (position.epoch, position.sequence)
             awaitedSnapshot = nil
+            snapshotWait = Self.snapshotTimeout
             snapshotCount += 1
             logger.info(
                 "replica synced from snapshot",
@@ -219,12 +227,14 @@ public final class SequencedReplica<Model: ReplicaModel> {
         queued.append(event)
     }
 
-    private func requestSnapshot(reason: String) throws {
+    private func requestSnapshot(reason: String, now: Date = Date()) throws {
         let id = UUID().uuidString.lowercased()
         let request = Envelope(
             id: id, type: MessageType.snapshotRequest.rawValue, body: SnapshotRequestBody(prefix: model.snapshotPrefix))
         try snapshotSocket.send([Data(), try codec.encode(request)], dontWait: true)
-        awaitedSnapshot = (id, Date().addingTimeInterval(Self.snapshotTimeout))
-        logger.info("requesting snapshot", metadata: ["topics": "\(model.snapshotPrefix)", "reason": "\(reason)"])
+        awaitedSnapshot = (id, now.addingTimeInterval(snapshotWait))
+        logger.info(
+            "requesting snapshot",
+            metadata: ["topics": "\(model.snapshotPrefix)", "reason": "\(reason)", "waiting": "\(snapshotWait) s"])
     }
 }
