@@ -36,42 +36,73 @@ public struct AtomicFileWriter: Sendable {
 
     /// Makes `data` the content of the file at `path`, creating missing folders.
     public func write(_ data: Data, to path: String) throws {
-        let directory = Self.parent(of: path)
-        try createDirectory(directory)
-        let temporary = (directory as NSString).appendingPathComponent(
-            ".\((path as NSString).lastPathComponent).\(String(UInt64.random(in: .min ... .max), radix: 36)).tmp")
-        do {
-            try Self.writeDurably(data, toNewFile: temporary)
-            try Self.check(rename(temporary, path), "rename", temporary)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        try Self.sync(directory: directory)
+        if let failure = write([(data, path)], inFolder: Self.parent(of: path), indices: [0])[0] { throw failure }
     }
 
-    /// Writes each file as ``write(_:to:)`` does, up to `concurrency` at a time on threads of
-    /// their own, and returns the error of each file that failed, by index. Each fsync waits for
-    /// the device, and the file system commits concurrent ones together: several in flight
-    /// write many times more files per second than one after the other. The paths must differ.
+    /// Writes each file as ``write(_:to:)`` does, up to `concurrency` folders at a time on threads
+    /// of their own, and returns the error of each file that failed, by index. Each fsync waits
+    /// for the device, and the file system commits concurrent ones together: several in flight
+    /// write many times more files per second than one after the other. The files of one folder
+    /// are written by one thread and share one fsync of the folder, after all their renames (a
+    /// user's widget kinds often change together). The paths must differ.
     public func write(_ files: [(data: Data, path: String)], concurrency: Int) -> [Int: any Error] {
+        var folders: [String: [Int]] = [:]
+        var order: [String] = []
+        for (index, file) in files.enumerated() {
+            let folder = Self.parent(of: file.path)
+            if folders[folder] == nil { order.append(folder) }
+            folders[folder, default: []].append(index)
+        }
+        let groups = order.map { ($0, folders[$0]!) }
         let batch = ConcurrentBatch()
         let done = DispatchGroup()
-        for _ in 0..<min(max(1, concurrency), files.count) {
+        for _ in 0..<min(max(1, concurrency), groups.count) {
             done.enter()
             Thread {
-                while case let index = batch.next.add(1, ordering: .relaxed).oldValue, index < files.count {
-                    do {
-                        try write(files[index].data, to: files[index].path)
-                    } catch {
-                        batch.errors.withLock { $0[index] = error }
-                    }
+                while case let next = batch.next.add(1, ordering: .relaxed).oldValue, next < groups.count {
+                    let failures = write(files, inFolder: groups[next].0, indices: groups[next].1)
+                    if !failures.isEmpty { batch.errors.withLock { $0.merge(failures) { $1 } } }
                 }
                 done.leave()
             }.start()
         }
         done.wait()
         return batch.errors.withLock { $0 }
+    }
+
+    /// Writes the files at `indices`, all in `folder`: each to a temporary file, fsynced and
+    /// renamed over its target; then one fsync of the folder makes every rename durable. Returns
+    /// the failures by index (a failed folder fsync fails every file renamed before it).
+    private func write(_ files: [(data: Data, path: String)], inFolder folder: String, indices: [Int]) -> [Int: any Error] {
+        var failures: [Int: any Error] = [:]
+        do {
+            try createDirectory(folder)
+        } catch {
+            for index in indices { failures[index] = error }
+            return failures
+        }
+        var renamed: [Int] = []
+        for index in indices {
+            let path = files[index].path
+            let temporary = (folder as NSString).appendingPathComponent(
+                ".\((path as NSString).lastPathComponent).\(String(UInt64.random(in: .min ... .max), radix: 36)).tmp")
+            do {
+                try Self.writeDurably(files[index].data, toNewFile: temporary)
+                try Self.check(rename(temporary, path), "rename", temporary)
+                renamed.append(index)
+            } catch {
+                unlink(temporary)
+                failures[index] = error
+            }
+        }
+        if !renamed.isEmpty {
+            do {
+                try Self.sync(directory: folder)
+            } catch {
+                for index in renamed { failures[index] = error }
+            }
+        }
+        return failures
     }
 
     /// The work of one concurrent ``write(_:concurrency:)``, shared by its threads.
