@@ -29,6 +29,8 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        // The file-system calls Swift's Glibc module leaves out (syncfs).
+        .target(name: "CFileSystem", path: "Shared/CFileSystem"),
         // The one thin Swift wrapper over libzmq.
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         // Pure widget rules and timeline builders: no I/O, injected clock and randomness.
@@ -39,7 +41,7 @@ let package = Package(
         .target(
             name: "ServiceSupport",
             dependencies: [
-                "ZeroMQ", "WidgetBusProtocol", "WidgetDomain",
+                "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "CFileSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -71,8 +71,8 @@ final class SnapshotFiles {
         retries.timeUntilNextDue(now: now)
     }
 
-    /// Writes the waiting snapshot of each of `paths`, ``WidgetSnapshot/writesInFlight`` at a
-    /// time. A failed write is logged and tried again after ``retryDelay``, or sooner by a new
+    /// Writes the waiting snapshot of each of `paths`, as one durable batch
+    /// (``AtomicFileWriter/write(_:)``). A failed write is logged and tried again after ``retryDelay``, or sooner by a new
     /// snapshot of the same file.
     func write(_ paths: [SnapshotPath], now: Date = Date()) {
         var pending: [(path: SnapshotPath, snapshot: WidgetSnapshot, data: Data)] = []
@@ -84,7 +84,7 @@ final class SnapshotFiles {
                 logger.error("snapshot not encodable", metadata: ["file": "\(path)", "error": "\(error)"])
             }
         }
-        let failures = writer.write(pending.map { ($0.data, $0.path.file) }, concurrency: WidgetSnapshot.writesInFlight)
+        let failures = writer.write(pending.map { ($0.data, $0.path.file) })
         for (index, write) in pending.enumerated() {
             if let error = failures[index] {
                 logger.error("snapshot write failed", metadata: ["file": "\(write.path)", "error": "\(error)"])

@@ -16,7 +16,7 @@ import Glibc
 /// second during the burst.
 /// In the same run it measures the two floors under those figures: raw libzmq REQ/REP round
 /// trips of the intent's size, and raw atomic writes of a snapshot file's size in the same file
-/// system, one at a time and ``WidgetSnapshot/writesInFlight`` at a time as the writer does.
+/// system, one at a time and in batches as the writer writes them.
 struct BenchSnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-snapshots",
@@ -157,8 +157,8 @@ struct BenchSnapshotsCommand: ParsableCommand {
     }
 
     /// Atomic writes of `content` into a scratch folder next to the snapshot root (so on the same
-    /// file system), over `files` distinct paths: one at a time, then in batches written
-    /// ``WidgetSnapshot/writesInFlight`` at a time; the folder is removed afterwards.
+    /// file system), over `files` distinct paths: one at a time, then in durable batches of
+    /// `files` (``AtomicFileWriter/write(_:)``); the folder is removed afterwards.
     private func measureRawAtomicWrites(
         like content: Data, besides root: String, runID: String, files: Int
     ) throws -> (one: RoundTripMeasurement, filesPerSecond: Double) {
@@ -173,7 +173,7 @@ struct BenchSnapshotsCommand: ParsableCommand {
         var written = 0
         while written < baseline {
             let batch = paths.prefix(baseline - written).map { (data: content, path: $0) }
-            if let failure = writer.write(batch, concurrency: WidgetSnapshot.writesInFlight).values.first { throw failure }
+            if let failure = writer.write(batch).values.first { throw failure }
             written += batch.count
         }
         return (one, Double(written) / (ContinuousClock.now - started).asSeconds)
@@ -237,7 +237,7 @@ struct BenchSnapshotsCommand: ParsableCommand {
                 write.perSecond, Double(write.p50Microseconds) / 1_000, Double(write.p99Microseconds) / 1_000))
         printLine(
             String(
-                format: "raw atomic writes, %d in flight: %.0f files/s; snapshot-writer's burst / raw = %.2f", WidgetSnapshot.writesInFlight,
+                format: "raw atomic writes, batches of %d: %.0f files/s; snapshot-writer's burst / raw = %.2f", results.users,
                 results.rawAtomicFilesPerSecond, results.filesPerSecond / results.rawAtomicFilesPerSecond))
     }
 }

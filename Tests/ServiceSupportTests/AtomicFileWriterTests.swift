@@ -56,7 +56,7 @@ struct AtomicFileWriterTests {
         #expect(try entries(root) == ["kept.json", "occupied.json"])
     }
 
-    @Test func writesManyFilesConcurrentlyAndReportsEachFailureByIndex() throws {
+    @Test func writesABatchAndReportsEachFailureByIndex() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try AtomicFileWriter().write(Data("a file".utf8), to: root + "/blocker")
         try FileManager.default.createDirectory(atPath: root + "/user-3/occupied.json/inside", withIntermediateDirectories: true)
@@ -64,12 +64,14 @@ struct AtomicFileWriterTests {
         files.insert((Data("never".utf8), root + "/blocker/below-a-file.json"), at: 7)
         files.insert((Data("never".utf8), root + "/user-3/occupied.json"), at: 20)  // its folder's other files still land
 
-        let failures = AtomicFileWriter().write(files, concurrency: 8)
+        let failures = AtomicFileWriter().write(files)
         #expect(Set(failures.keys) == [7, 20])
         for (index, file) in files.enumerated() where ![7, 20].contains(index) {
             #expect(FileManager.default.contents(atPath: file.path) == file.data)
+            #expect(try mode(file.path) == 0o644)
         }
-        #expect(AtomicFileWriter.removeTemporaryFiles(under: root).isEmpty)
+        #expect(FileManager.default.contents(atPath: root + "/blocker") == Data("a file".utf8))
+        #expect(AtomicFileWriter.removeTemporaryFiles(under: root).isEmpty, "no temporary file is left behind")
     }
 
     @Test func removesOnlyTheTemporaryFilesACrashLeft() throws {

@@ -11,10 +11,6 @@ public struct WidgetSnapshot: Sendable {
     /// Bumped when the file's shape changes; a file of another version is rewritten at start.
     /// 2 added `validUntil`.
     public static let schemaVersion = 2
-    /// Snapshot files written at once: the file system commits concurrent fsyncs together, so
-    /// eight write several times more files per second than one (docs/SNAPSHOTS.md). Shared by
-    /// snapshot-writer and its benchmark's raw-write baseline.
-    public static let writesInFlight = 8
 
     /// What the file reflects and when it runs out.
     public let header: Header
