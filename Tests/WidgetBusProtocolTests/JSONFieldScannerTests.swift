@@ -53,5 +53,7 @@ struct JSONFieldScannerTests {
         }
         // It does not validate what follows the field it reads (documented): decode fully what is kept.
         #expect(JSONFieldScanner(Data(#"{"a":1"#.utf8)).unsignedInteger("a") == 1)
+        #expect(JSONFieldScanner(Data(#"{"a":1,"b":"#.utf8)).unsignedInteger("a") == 1, "the fields before a cut-off one are read")
+        #expect(JSONFieldScanner(Data(#"{"a":1,"a":2}"#.utf8)).unsignedInteger("a") == 1, "a repeated key: the first one")
     }
 }

@@ -6,19 +6,27 @@ import Foundation
 ///
 /// It finds values by skipping over the others (strings, nesting and escapes respected) and does
 /// not validate what it skips: use it on messages from the bus's own publishers, and decode
-/// fully whatever is kept.
+/// fully whatever is kept. A scanner walks its object once, when it is made, and remembers where
+/// each field lies: reading many fields that follow a large one (a timeline's entries) costs
+/// one walk over it, not one per field.
 public struct JSONFieldScanner {
+    /// Where one field of the object lies: its key's bytes between the quotes, and its value's.
+    private struct Field {
+        var key: Range<Int>
+        var value: Range<Int>
+    }
+
     private let bytes: [UInt8]
-    private let range: Range<Int>
+    /// The object's fields in the order they appear, up to the first malformed one.
+    private let fields: [Field]
 
     public init(_ data: Data) {
-        bytes = Array(data)
-        range = bytes.indices
+        self.init(bytes: Array(data), range: 0..<data.count)
     }
 
     private init(bytes: [UInt8], range: Range<Int>) {
         self.bytes = bytes
-        self.range = range
+        fields = bytes.withUnsafeBufferPointer { Self.fields(in: ScannedText(bytes: $0, end: range.upperBound), from: range.lowerBound) }
     }
 
     /// The object under `key` of this object; nil when absent or not an object.
@@ -51,18 +59,22 @@ public struct JSONFieldScanner {
     /// The objects of the array under `key`; nil when absent or not an array of objects.
     public func objects(inArray key: String) -> [JSONFieldScanner]? {
         guard let value = valueRange(of: key), bytes[value.lowerBound] == UInt8(ascii: "[") else { return nil }
-        var elements: [JSONFieldScanner] = []
-        var index = skipWhitespace(value.lowerBound + 1, end: value.upperBound)
-        while index < value.upperBound - 1 {
-            guard bytes[index] == UInt8(ascii: "{"), let end = endOfValue(startingAt: index) else { return nil }
-            elements.append(JSONFieldScanner(bytes: bytes, range: index..<end))
-            index = skipWhitespace(end, end: value.upperBound)
-            if index < value.upperBound - 1 {
-                guard bytes[index] == UInt8(ascii: ",") else { return nil }
-                index = skipWhitespace(index + 1, end: value.upperBound)
+        let elements: [Range<Int>]? = bytes.withUnsafeBufferPointer { buffer in
+            let text = ScannedText(bytes: buffer, end: value.upperBound - 1)
+            var elements: [Range<Int>] = []
+            var index = text.skipWhitespace(value.lowerBound + 1)
+            while index < text.end {
+                guard buffer[index] == UInt8(ascii: "{"), let end = text.endOfValue(startingAt: index) else { return nil }
+                elements.append(index..<end)
+                index = text.skipWhitespace(end)
+                if index < text.end {
+                    guard buffer[index] == UInt8(ascii: ",") else { return nil }
+                    index = text.skipWhitespace(index + 1)
+                }
             }
+            return elements
         }
-        return elements
+        return elements?.map { JSONFieldScanner(bytes: bytes, range: $0) }
     }
 
     /// The whole number under `key`; nil when absent or not a non-negative integer.
@@ -79,76 +91,86 @@ public struct JSONFieldScanner {
         return result
     }
 
-    /// The bytes of the value under the top-level `key` of this object.
-    public func valueRange(of key: String) -> Range<Int>? {
-        let wanted = Array(key.utf8)
-        var index = skipWhitespace(range.lowerBound)
-        guard index < range.upperBound, bytes[index] == UInt8(ascii: "{") else { return nil }
-        index += 1
-        while true {
-            index = skipWhitespace(index)
-            guard index < range.upperBound, bytes[index] == UInt8(ascii: "\""),
-                let keyEnd = endOfString(startingAt: index)
-            else { return nil }
-            let isWanted = bytes[(index + 1)..<(keyEnd - 1)].elementsEqual(wanted)
-            index = skipWhitespace(keyEnd)
-            guard index < range.upperBound, bytes[index] == UInt8(ascii: ":") else { return nil }
-            let valueStart = skipWhitespace(index + 1)
-            guard let valueEnd = endOfValue(startingAt: valueStart) else { return nil }
-            if isWanted { return valueStart..<valueEnd }
-            index = skipWhitespace(valueEnd)
-            guard index < range.upperBound, bytes[index] == UInt8(ascii: ",") else { return nil }
-            index += 1
+    /// The bytes of the value under `key`, the first one if the object repeats it.
+    private func valueRange(of key: String) -> Range<Int>? {
+        let wanted = key.utf8
+        return fields.first { bytes[$0.key].elementsEqual(wanted) }?.value
+    }
+
+    /// The fields of the object opening at `start` (after any whitespace): every one up to the
+    /// closing brace, or up to the first that is malformed or cut off.
+    private static func fields(in text: ScannedText, from start: Int) -> [Field] {
+        var index = text.skipWhitespace(start)
+        guard index < text.end, text.bytes[index] == UInt8(ascii: "{") else { return [] }
+        var fields: [Field] = []
+        index = text.skipWhitespace(index + 1)
+        while index < text.end, text.bytes[index] == UInt8(ascii: "\""), let keyEnd = text.endOfString(startingAt: index) {
+            let colon = text.skipWhitespace(keyEnd)
+            guard colon < text.end, text.bytes[colon] == UInt8(ascii: ":") else { break }
+            let valueStart = text.skipWhitespace(colon + 1)
+            guard let valueEnd = text.endOfValue(startingAt: valueStart) else { break }
+            fields.append(Field(key: (index + 1)..<(keyEnd - 1), value: valueStart..<valueEnd))
+            index = text.skipWhitespace(valueEnd)
+            guard index < text.end, text.bytes[index] == UInt8(ascii: ",") else { break }
+            index = text.skipWhitespace(index + 1)
         }
+        return fields
     }
 
-    private func skipWhitespace(_ start: Int, end: Int? = nil) -> Int {
-        var index = start
-        while index < end ?? range.upperBound, Self.isWhitespace(bytes[index]) { index += 1 }
-        return index
-    }
+    /// The bytes being walked, up to `end`, read without bounds checks in optimized builds: the
+    /// walk is the scanner's whole cost, and every index is compared with `end` first.
+    private struct ScannedText {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let end: Int
 
-    /// The index after the closing quote of the string opening at `start`.
-    private func endOfString(startingAt start: Int) -> Int? {
-        var index = start + 1
-        while index < range.upperBound {
-            switch bytes[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""): return index + 1
-            default: index += 1
-            }
-        }
-        return nil
-    }
-
-    /// The index after the value starting at `start`.
-    private func endOfValue(startingAt start: Int) -> Int? {
-        guard start < range.upperBound else { return nil }
-        switch bytes[start] {
-        case UInt8(ascii: "\""):
-            return endOfString(startingAt: start)
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
+        func skipWhitespace(_ start: Int) -> Int {
             var index = start
-            while index < range.upperBound {
+            while index < end, JSONFieldScanner.isWhitespace(bytes[index]) { index += 1 }
+            return index
+        }
+
+        /// The index after the closing quote of the string opening at `start`.
+        func endOfString(startingAt start: Int) -> Int? {
+            var index = start + 1
+            while index < end {
                 switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    guard let end = endOfString(startingAt: index) else { return nil }
-                    index = end
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default: break
+                case UInt8(ascii: "\\"): index += 2
+                case UInt8(ascii: "\""): return index + 1
+                default: index += 1
                 }
-                index += 1
             }
             return nil
-        default:
-            var index = start
-            while index < range.upperBound, !Self.endsScalar(bytes[index]) { index += 1 }
-            return index > start ? index : nil
+        }
+
+        /// The index after the value starting at `start`.
+        func endOfValue(startingAt start: Int) -> Int? {
+            guard start < end else { return nil }
+            switch bytes[start] {
+            case UInt8(ascii: "\""):
+                return endOfString(startingAt: start)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var depth = 0
+                var index = start
+                while index < end {
+                    switch bytes[index] {
+                    case UInt8(ascii: "\""):
+                        guard let stringEnd = endOfString(startingAt: index) else { return nil }
+                        index = stringEnd
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 { return index + 1 }
+                    default: break
+                    }
+                    index += 1
+                }
+                return nil
+            default:
+                var index = start
+                while index < end, !JSONFieldScanner.endsScalar(bytes[index]) { index += 1 }
+                return index > start ? index : nil
+            }
         }
     }
 
