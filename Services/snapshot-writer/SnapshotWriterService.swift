@@ -33,6 +33,9 @@ struct SnapshotWriterService: Service {
     static let pollInterval = Duration.milliseconds(100)
     /// Files written per turn of the loop, so a large catch-up still lets it read events and stop.
     static let writeBatch = 256
+    /// The grid writes fall due on: files first changed within the same 10 ms are written as one
+    /// batch, sharing its two barriers (``AtomicFileWriter/write(_:)``).
+    static let writeGranularity = Duration.milliseconds(10)
 
     let configuration: Configuration
     let logger: Logger
@@ -52,7 +55,7 @@ struct SnapshotWriterService: Service {
             PublishedTimelines(), context: context, eventsEndpoint: configuration.timelineEventsEndpoint,
             snapshotEndpoint: configuration.timelinesEndpoint, codec: codec, logger: logger)
         defer { timelines.close() }
-        var schedule = CoalescingSchedule<SnapshotPath>(delay: configuration.coalesceDelay)
+        var schedule = CoalescingSchedule<SnapshotPath>(delay: configuration.coalesceDelay, granularity: Self.writeGranularity)
         let clock = ContinuousClock()
         var nextDiskCheck = clock.now + configuration.diskCheckInterval
 

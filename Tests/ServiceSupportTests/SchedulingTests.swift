@@ -16,6 +16,19 @@ struct CoalescingScheduleTests {
         #expect(schedule.timeUntilNextDue(now: start + .milliseconds(25)) == nil)
     }
 
+    @Test func keysChangedWithinOneStepOfTheGridFallDueTogether() {
+        var schedule = CoalescingSchedule<String>(delay: .milliseconds(25), granularity: .milliseconds(10))
+        schedule.add("a", now: start)  // the grid starts at its due instant, start + 25 ms
+        schedule.add("b", now: start + .milliseconds(3))
+        schedule.add("c", now: start + .milliseconds(10))
+        schedule.add("d", now: start + .milliseconds(11))
+        #expect(schedule.takeDue(now: start + .milliseconds(34), limit: 10) == ["a"])
+        #expect(schedule.timeUntilNextDue(now: start + .milliseconds(34)) == .milliseconds(1))
+        #expect(schedule.takeDue(now: start + .milliseconds(35), limit: 10) == ["b", "c"], "never before its own delay")
+        #expect(schedule.takeDue(now: start + .milliseconds(44), limit: 10).isEmpty)
+        #expect(schedule.takeDue(now: start + .milliseconds(45), limit: 10) == ["d"])
+    }
+
     @Test func keysComeDueInOrderAndAtMostLimitAtATime() {
         var schedule = CoalescingSchedule<Int>(delay: .milliseconds(10))
         for key in 0..<5 { schedule.add(key, now: start + .milliseconds(key)) }

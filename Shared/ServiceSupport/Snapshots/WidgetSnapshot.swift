@@ -29,9 +29,9 @@ public struct WidgetSnapshot: Sendable {
             stamp: Stamp(kind: kind, user: user, stateVersion: stateVersion, metricsVersion: metricsVersion, timeZone: timeZone),
             validUntil: body.date("validUntil"))
         file = File(
-            schemaVersion: Self.schemaVersion, kind: body.encoded("kind")!, user: body.encoded("user")!, stateVersion: stateVersion,
-            metricsVersion: metricsVersion, timeZone: body.encoded("timeZone")!, generatedAt: generatedAt,
-            validUntil: body.encoded("validUntil"), timeline: File.Timeline(entries: entries, policy: policy))
+            generatedAt: generatedAt, kind: body.encoded("kind")!, metricsVersion: metricsVersion, schemaVersion: Self.schemaVersion,
+            stateVersion: stateVersion, timeZone: body.encoded("timeZone")!, timeline: File.Timeline(entries: entries, policy: policy),
+            user: body.encoded("user")!, validUntil: body.encoded("validUntil"))
     }
 
     public var stamp: Stamp { header.stamp }
@@ -43,21 +43,23 @@ public struct WidgetSnapshot: Sendable {
         try codec.encode(file)
     }
 
+    /// The file's fields, declared in the order they are written (sorted keys): the encoder then
+    /// appends each in place instead of reordering a timeline's worth of bytes afterwards.
     private struct File: Encodable {
         struct Timeline: Encodable {
             var entries: EncodedJSON
             var policy: EncodedJSON
         }
 
-        var schemaVersion: Int
-        var kind: EncodedJSON
-        var user: EncodedJSON
-        var stateVersion: UInt64
-        var metricsVersion: UInt64?
-        var timeZone: EncodedJSON
         var generatedAt: EncodedJSON
-        var validUntil: EncodedJSON?
+        var kind: EncodedJSON
+        var metricsVersion: UInt64?
+        var schemaVersion: Int
+        var stateVersion: UInt64
+        var timeZone: EncodedJSON
         var timeline: Timeline
+        var user: EncodedJSON
+        var validUntil: EncodedJSON?
     }
 
     /// What a file reflects: whose widget, of which state and metrics, in which zone. Files

@@ -53,7 +53,7 @@ public struct AtomicFileWriter: Sendable {
     public func write(_ files: [(data: Data, path: String)]) -> [Int: any Error] {
         var failures: [Int: any Error] = [:]
         var folders: Set<String> = []
-        var staged: [(index: Int, temporary: String)] = []
+        var staged: [(index: Int, folder: String, temporary: String)] = []
         for (index, file) in files.enumerated() {
             let folder = Self.parent(of: file.path)
             let temporary = (folder as NSString).appendingPathComponent(
@@ -64,7 +64,7 @@ public struct AtomicFileWriter: Sendable {
                     folders.insert(folder)
                 }
                 try Self.writeNewFile(file.data, at: temporary)
-                staged.append((index, temporary))
+                staged.append((index, folder, temporary))
             } catch {
                 unlink(temporary)
                 failures[index] = error
@@ -72,13 +72,13 @@ public struct AtomicFileWriter: Sendable {
         }
 
         // Every temporary file's content is on the device before any of them replaces a file.
-        let unsynced = Self.syncFileSystems(holding: staged.map { Self.parent(of: files[$0.index].path) })
-        var renamed: [Int] = []
-        for (index, temporary) in staged {
+        let unsynced = Self.syncFileSystems(holding: staged.map(\.folder))
+        var renamed: [(index: Int, folder: String)] = []
+        for (index, folder, temporary) in staged {
             do {
-                if let failure = unsynced[Self.parent(of: files[index].path)] { throw failure }
+                if let failure = unsynced[folder] { throw failure }
                 try Self.check(rename(temporary, files[index].path), "rename", temporary)
-                renamed.append(index)
+                renamed.append((index, folder))
             } catch {
                 unlink(temporary)
                 failures[index] = error
@@ -86,9 +86,9 @@ public struct AtomicFileWriter: Sendable {
         }
 
         // Every rename is on the device before the batch reports success.
-        let unrenamed = Self.syncFileSystems(holding: renamed.map { Self.parent(of: files[$0].path) })
-        for index in renamed {
-            if let failure = unrenamed[Self.parent(of: files[index].path)] { failures[index] = failure }
+        let unrenamed = Self.syncFileSystems(holding: renamed.map(\.folder))
+        for (index, folder) in renamed {
+            if let failure = unrenamed[folder] { failures[index] = failure }
         }
         return failures
     }
