@@ -90,6 +90,7 @@ let package = Package(
                 "ServiceSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             path: "Services/metrics-ingest"
         ),

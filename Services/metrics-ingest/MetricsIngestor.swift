@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import OrderedCollections
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
@@ -49,51 +50,63 @@ final class MetricsIngestor {
         var counts = MetricsCounters()
     }
 
-    /// What one message changed: the aggregates, its counts and its events.
-    private struct StoredMessage {
-        var changed: [String: MetricsRecord] = [:]
+    /// What one message changed: the aggregates of the users it changed, in the order it first
+    /// changed them, and its counts.
+    private struct AppliedMessage {
+        var changed: OrderedDictionary<String, MetricsAggregate> = [:]
         var counts: MetricsCounters
-        var events: [Event] = []
     }
 
     /// Validates every sample of each pushed message (one frame each: the envelope), then
     /// commits all the messages drained together in one transaction (group commit), each in a
-    /// savepoint of its own, with the new aggregates and the counters, and returns the events to
-    /// publish after that commit, in order. Nothing here throws: a refused message or sample is
-    /// counted; a message that fails in the store is counted as `internal` and its samples are
-    /// lost, the others' kept; a failed commit loses the whole burst and is logged.
+    /// savepoint of its own, then each changed user's new aggregate, once, with one new version,
+    /// and the counters; returns the events to publish after that commit: one per user whose
+    /// aggregate the burst changed, naming the last message that changed it. Nothing here throws:
+    /// a refused message or sample is counted; a message that fails in the store is counted as
+    /// `internal` and its samples are lost, the others' kept; a failed commit loses the whole
+    /// burst and is logged.
     ///
     /// - Parameter timeZone: the user's zone for local hours (UTC for a user with no profile).
     func ingest(_ messages: [[Data]], timeZone: (String) -> TimeZone) -> [Event] {
         let now = clock()
         let checked = messages.map { check($0, now: now) }
-        var burst: [String: MetricsRecord] = [:]  // aggregates this burst changed so far
-        var counts = MetricsCounters()
+        var burst = AppliedMessage(counts: MetricsCounters())  // what the burst changed so far
+        var causedBy: [String: String] = [:]  // the last message that changed each user
         do {
-            let events = try store.database.write { db in
-                var events: [Event] = []
+            let (events, saved) = try store.database.write { db in
                 for message in checked {
                     guard let id = message.id else {
-                        counts.add(message.counts)
+                        burst.counts.add(message.counts)
                         continue
                     }
                     do {
-                        let stored = try db.inCachedSavepoint {
-                            try self.store(message, id: id, db: db, over: burst, timeZone: timeZone, now: now)
+                        let applied = try db.inCachedSavepoint { try self.apply(message, db: db, over: burst.changed, timeZone: timeZone) }
+                        for (user, aggregate) in applied.changed {
+                            burst.changed[user] = aggregate
+                            causedBy[user] = id
                         }
-                        burst.merge(stored.changed) { $1 }
-                        counts.add(stored.counts)
-                        events += stored.events
+                        burst.counts.add(applied.counts)
                     } catch {
                         logger.error("message not stored; its samples are lost", metadata: ["message": "\(id)", "error": "\(error)"])
-                        counts.count(.internalError)
+                        burst.counts.count(.internalError)
                     }
                 }
-                try store.add(db, counts: counts)
-                return events
+                var events: [Event] = []
+                var saved: [String: MetricsRecord] = [:]
+                for (user, aggregate) in burst.changed {
+                    let record = MetricsRecord(user: user, version: try store.nextSequence(db), aggregate: aggregate)
+                    try store.save(db, record)
+                    saved[user] = record
+                    let envelope = Envelope(
+                        type: MessageType.metricsChanged.rawValue, user: user, sentAt: now,
+                        body: MetricsChangedBody(epoch: epoch, sequence: record.version, causedBy: causedBy[user]!, user: user, aggregate: aggregate))
+                    events.append(Event(topic: Topic.metrics(user: user), sequence: record.version, payload: try codec.encode(envelope)))
+                }
+                try store.add(db, counts: burst.counts)
+                return (events, saved)
             }
-            records.merge(burst) { $1 }
-            counters.add(counts)
+            records.merge(saved) { $1 }
+            counters.add(burst.counts)
             sequence = events.last?.sequence ?? sequence
             return events
         } catch {
@@ -133,39 +146,25 @@ final class MetricsIngestor {
         return message
     }
 
-    /// Stores one message's new samples on top of `burst` (the aggregates changed earlier in the
-    /// same transaction) and the committed aggregates: one new version and one event per user
-    /// whose aggregate changed.
-    private func store(
-        _ message: CheckedMessage, id: String, db: Database, over burst: [String: MetricsRecord], timeZone: (String) -> TimeZone,
-        now: Date
-    ) throws -> StoredMessage {
-        var stored = StoredMessage(counts: message.counts)
-        var order: [String] = []
+    /// Records one message's new samples (their keys, to count later duplicates) and applies
+    /// them on top of `burst` (the aggregates changed earlier in the same transaction) and the
+    /// committed aggregates.
+    private func apply(
+        _ message: CheckedMessage, db: Database, over burst: OrderedDictionary<String, MetricsAggregate>, timeZone: (String) -> TimeZone
+    ) throws -> AppliedMessage {
+        var applied = AppliedMessage(counts: message.counts)
         for candidate in message.candidates {
             guard try store.insertIfNew(db, candidate.key) else {
-                stored.counts.countDuplicate()
+                applied.counts.countDuplicate()
                 continue
             }
-            stored.counts.countAccepted()
+            applied.counts.countAccepted()
             let user = candidate.key.user
-            let current = stored.changed[user]?.aggregate ?? burst[user]?.aggregate ?? records[user]?.aggregate ?? .empty
+            let current = applied.changed[user] ?? burst[user] ?? records[user]?.aggregate ?? .empty
             let next = current.applying(candidate.metric, calendar: calendar(for: timeZone(user)))
-            if next != current {
-                if stored.changed[user] == nil { order.append(user) }
-                stored.changed[user] = MetricsRecord(user: user, version: 0, aggregate: next)
-            }
+            if next != current { applied.changed[user] = next }
         }
-        for user in order {
-            let record = MetricsRecord(user: user, version: try store.nextSequence(db), aggregate: stored.changed[user]!.aggregate)
-            try store.save(db, record)
-            stored.changed[user] = record
-            let envelope = Envelope(
-                type: MessageType.metricsChanged.rawValue, user: user, sentAt: now,
-                body: MetricsChangedBody(epoch: epoch, sequence: record.version, causedBy: id, user: user, aggregate: record.aggregate))
-            stored.events.append(Event(topic: Topic.metrics(user: user), sequence: record.version, payload: try codec.encode(envelope)))
-        }
-        return stored
+        return applied
     }
 
     /// The status counters as they are committed.

@@ -178,7 +178,8 @@ public struct MetricsSnapshotBody: Codable, Sendable, Equatable {
 public struct MetricsChangedBody: Codable, Sendable, Equatable {
     public var epoch: String
     public var sequence: UInt64
-    /// The `id` of the pushed message whose samples made the change.
+    /// The `id` of the last pushed message whose samples changed the aggregate, of the messages
+    /// committed together.
     public var causedBy: String
     public var user: String
     public var aggregate: MetricsAggregate
