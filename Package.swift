@@ -106,7 +106,11 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "WidgetDomainTests", dependencies: ["WidgetDomain"]),
         .testTarget(name: "WidgetBusProtocolTests", dependencies: ["WidgetBusProtocol"]),
-        .testTarget(name: "ServiceSupportTests", dependencies: ["ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain"]),
+        .testTarget(
+            name: "ServiceSupportTests",
+            dependencies: [
+                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // Start the real executables as processes on free loopback ports and speak ZeroMQ to them.
         .testTarget(
             name: "IntegrationTests",

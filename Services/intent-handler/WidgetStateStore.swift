@@ -15,9 +15,11 @@ final class WidgetStateStore {
 
     let database: DatabaseQueue
     private let codec: WireCodec
+    private let checkpointer: WALCheckpointer
 
     init(path: String, codec: WireCodec) throws {
         database = try SQLiteDatabase.open(path: path)
+        checkpointer = try WALCheckpointer(path: path)
         self.codec = codec
         try Self.migrator.migrate(database)
     }

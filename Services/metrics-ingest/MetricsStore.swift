@@ -24,9 +24,11 @@ final class MetricsStore {
 
     let database: DatabaseQueue
     private let codec: WireCodec
+    private let checkpointer: WALCheckpointer
 
     init(path: String, codec: WireCodec) throws {
         database = try SQLiteDatabase.open(path: path)
+        checkpointer = try WALCheckpointer(path: path)
         self.codec = codec
         try Self.migrator.migrate(database)
     }

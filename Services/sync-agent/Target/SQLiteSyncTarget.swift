@@ -10,10 +10,12 @@ import ServiceSupport
 struct SQLiteSyncTarget: SyncTarget {
     let path: String
     private let database: DatabaseQueue
+    private let checkpointer: WALCheckpointer
 
     init(path: String) throws {
         self.path = path
         database = try SQLiteDatabase.open(path: path)
+        checkpointer = try WALCheckpointer(path: path)
     }
 
     var description: String { "sqlite:\(path)" }

@@ -5,17 +5,28 @@ import GRDB
 ///
 /// WAL with `synchronous=NORMAL`: a committed transaction survives a process crash (kill -9);
 /// only a power loss can take back the last few commits, which is the trade the services make
-/// for committing every intent before replying without an fsync per commit.
+/// for committing every intent before replying without an fsync per commit. The log is copied
+/// into the database by a ``WALCheckpointer`` off the committing thread; the connection's own
+/// automatic checkpoint waits until the log holds ``walBackstopPages``, as a bound for when that
+/// thread falls behind.
 public enum SQLiteDatabase {
-    public static func open(path: String) throws -> DatabaseQueue {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        }
+    /// Pages (4 KiB) in the log before the committing connection checkpoints it itself: 32 MiB.
+    public static let walBackstopPages = 8192
+
+    static var configuration: Configuration {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walBackstopPages)")
+        }
+        return configuration
+    }
+
+    public static func open(path: String) throws -> DatabaseQueue {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         return try DatabaseQueue(path: path, configuration: configuration)
     }
