@@ -3,10 +3,11 @@ import GRDB
 import Logging
 import Synchronization
 
-/// Copies one database's write-ahead log into the database file on a thread of its own: a
-/// passive checkpoint every `interval`, from a connection of its own, so the thread that commits
-/// neither copies pages nor waits for the fsyncs that follow them — the tail of every request
-/// that happened to cross SQLite's automatic checkpoint.
+/// Copies one database's write-ahead log into the database file on a thread of its own: passive
+/// checkpoints from a connection of its own, one after the other while the writer keeps adding
+/// to the log, else one every `interval`, so the thread that commits neither copies pages nor
+/// waits for the fsyncs that follow them — the tail of every request that happened to cross
+/// SQLite's automatic checkpoint.
 ///
 /// A passive checkpoint never blocks the writer and never waits for it. When the writer outruns
 /// it for long, the writer's own automatic checkpoint at ``SQLiteDatabase/walBackstopPages``
@@ -28,12 +29,17 @@ public final class WALCheckpointer: Sendable {
         let logger = Logger(label: "widgetbus.sqlite")
         let timeout = DispatchTimeInterval.milliseconds(Int(interval.millisecondsRoundedUp))
         Thread { [signals] in
+            var caughtUp = true
             while !signals.stopped.load(ordering: .acquiring) {
-                _ = signals.wake.wait(timeout: .now() + timeout)
+                if caughtUp { _ = signals.wake.wait(timeout: .now() + timeout) }
                 guard !signals.stopped.load(ordering: .acquiring) else { break }
                 do {
-                    _ = try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+                    let log = try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+                    caughtUp = log.checkpointedFrameCount >= log.walFrameCount
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                    caughtUp = true  // the writer is checkpointing the log itself (the backstop)
                 } catch {
+                    caughtUp = true
                     logger.warning("WAL checkpoint failed; trying again", metadata: ["database": "\(path)", "error": "\(error)"])
                 }
             }
