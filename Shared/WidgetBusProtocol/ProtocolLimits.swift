@@ -40,9 +40,12 @@ public enum ProtocolLimits {
     }
 
     private static func forbiddenInUserID(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {  // most ids, told apart without Unicode's tables: its only controls are these
+            return scalar.value < 0x20 || scalar.value == 0x7F || scalar == "/" || scalar == "\\"
+        }
         switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator: true
-        default: scalar == "/" || scalar == "\\"
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
         }
     }
 

@@ -39,6 +39,19 @@ struct UserValidationTests {
         #expect(throws: Never.self) { try ProtocolLimits.validateUser(user) }
     }
 
+    @Test func everyASCIICharacterIsJudgedAsItsUnicodeCategorySays() {
+        for value in UInt8(0)..<0x80 {
+            let scalar = Unicode.Scalar(value)
+            let forbidden = scalar.properties.generalCategory == .control || scalar == "/" || scalar == "\\"
+            let user = "a\(Character(scalar))b"
+            if forbidden {
+                #expect(throws: ProtocolError.self, "\(value)") { try ProtocolLimits.validateUser(user) }
+            } else {
+                #expect(throws: Never.self, "\(value)") { try ProtocolLimits.validateUser(user) }
+            }
+        }
+    }
+
     @Test func onlyTheNFCSpellingOfAnIdIsAccepted() {
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
         #expect(composed == decomposed)  // Swift's equality: why the rule exists
