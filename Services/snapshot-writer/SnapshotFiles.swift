@@ -72,8 +72,8 @@ final class SnapshotFiles {
     }
 
     /// Writes the waiting snapshot of each of `paths`, as one durable batch
-    /// (``AtomicFileWriter/write(_:)``). A failed write is logged and tried again after ``retryDelay``, or sooner by a new
-    /// snapshot of the same file.
+    /// (``AtomicFileWriter/write(_:)``). A failed write is logged and tried again after
+    /// ``retryDelay``, or sooner by a new snapshot of the same file.
     func write(_ paths: [SnapshotPath], now: Date = Date()) {
         var pending: [(path: SnapshotPath, snapshot: WidgetSnapshot, data: Data)] = []
         for path in paths {
