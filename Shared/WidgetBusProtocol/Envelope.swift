@@ -30,6 +30,10 @@ public struct Envelope<Body: Sendable>: Sendable {
         self.inReplyTo = inReplyTo
         self.body = body
     }
+
+    /// In the wire's sorted order: the encoder then writes the body (a whole state or timeline) in place instead of copying it
+    /// into order afterwards.
+    private enum CodingKeys: String, CodingKey { case body, id, inReplyTo, sentAt, type, user, version }
 }
 
 extension Envelope: Encodable where Body: Encodable {}

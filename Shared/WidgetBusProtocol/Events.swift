@@ -28,6 +28,10 @@ public struct StateChangedBody: Codable, Sendable, Equatable {
         self.causedBy = causedBy
         self.record = record
     }
+
+    /// In the wire's sorted order: the encoder then writes the record in place instead of copying it
+    /// into order afterwards.
+    private enum CodingKeys: String, CodingKey { case causedBy, epoch, record, sequence }
 }
 
 /// `ProfileChanged`: a user's settings changed; shares the sequence of `StateChanged`.
@@ -75,6 +79,10 @@ public struct TimelineChangedBody: Encodable, Sendable, Equatable {
         self.causedBy = causedBy
         self.timeline = timeline
     }
+
+    /// In the wire's sorted order: the encoder then writes the timeline in place instead of copying it
+    /// into order afterwards.
+    private enum CodingKeys: String, CodingKey { case causedBy, epoch, sequence, timeline }
 }
 
 /// `TimelineSnapshotReply`: every timeline timeline-service publishes under the requested topic

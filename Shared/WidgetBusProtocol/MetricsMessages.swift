@@ -193,6 +193,10 @@ public struct MetricsChangedBody: Codable, Sendable, Equatable {
     }
 
     public var record: MetricsRecord { MetricsRecord(user: user, version: sequence, aggregate: aggregate) }
+
+    /// In the wire's sorted order: the encoder then writes the aggregate in place instead of copying it
+    /// into order afterwards.
+    private enum CodingKeys: String, CodingKey { case aggregate, causedBy, epoch, sequence, user }
 }
 
 /// `MetricsStatusReply`: what metrics-ingest did with everything pushed to it, since its store

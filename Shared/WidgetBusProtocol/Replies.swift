@@ -43,7 +43,8 @@ public struct StateRecord: Codable, Sendable, Equatable {
         lhs.user == rhs.user && lhs.app == rhs.app && lhs.version == rhs.version && lhs.state == rhs.state
     }
 
-    private enum CodingKeys: String, CodingKey { case user, app, version, state }
+    /// In the wire's sorted order, as ``encode(to:)`` writes them: the state goes in place.
+    private enum CodingKeys: String, CodingKey { case app, state, user, version }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -55,14 +56,14 @@ public struct StateRecord: Codable, Sendable, Equatable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(user, forKey: .user)
         try container.encode(app, forKey: .app)
-        try container.encode(version, forKey: .version)
         if let encodedState {
             try container.encode(encodedState, forKey: .state)
         } else {
             try container.encode(state, forKey: .state)
         }
+        try container.encode(user, forKey: .user)
+        try container.encode(version, forKey: .version)
     }
 }
 
