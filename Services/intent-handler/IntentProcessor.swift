@@ -73,7 +73,7 @@ final class IntentProcessor {
         self.random = random
         states = LeastRecentlyUsed(capacity: capacity)
         profiles = LeastRecentlyUsed(capacity: capacity)
-        sequence = try store.database.read { try store.lastSequence($0) }
+        sequence = try store.database.queue.read { try store.lastSequence($0) }
         storedSequence = sequence
     }
 
@@ -88,7 +88,7 @@ final class IntentProcessor {
             uncommittedProfiles.removeAll(keepingCapacity: true)
         }
         do {
-            let outcomes = try store.database.write { db in
+            let outcomes = try store.database.queue.write { db in
                 let outcomes = messages.map { process($0, on: endpoint, db: db) }
                 if sequence != storedSequence { try store.saveSequence(db, sequence) }
                 return outcomes

@@ -13,15 +13,13 @@ final class WidgetStateStore {
     /// How long a handled request's reply is kept for retries.
     static let replyRetention: TimeInterval = 24 * 60 * 60
 
-    let database: DatabaseQueue
+    let database: SQLiteDatabase
     private let codec: WireCodec
-    private let checkpointer: WALCheckpointer
 
     init(path: String, codec: WireCodec) throws {
-        database = try SQLiteDatabase.open(path: path)
-        checkpointer = try WALCheckpointer(path: path)
+        database = try SQLiteDatabase(path: path)
         self.codec = codec
-        try Self.migrator.migrate(database)
+        try Self.migrator.migrate(database.queue)
     }
 
     private static var migrator: DatabaseMigrator {
@@ -137,7 +135,7 @@ final class WidgetStateStore {
     // MARK: - Whole operations
 
     func pruneHandledRequests(olderThan date: Date) throws -> Int {
-        try database.write { db in
+        try database.queue.write { db in
             try db.execute(sql: "DELETE FROM handled_request WHERE handled_at < ?", arguments: [date.timeIntervalSince1970])
             return db.changesCount
         }

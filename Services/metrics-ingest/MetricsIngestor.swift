@@ -73,7 +73,7 @@ final class MetricsIngestor {
         var burst = AppliedMessage(counts: MetricsCounters())  // what the burst changed so far
         var causedBy: [String: String] = [:]  // the last message that changed each user
         do {
-            let (events, saved) = try store.database.write { db in
+            let (events, saved) = try store.database.queue.write { db in
                 for message in checked {
                     guard let id = message.id else {
                         burst.counts.add(message.counts)
@@ -180,7 +180,7 @@ final class MetricsIngestor {
     /// Persists counts of a message that changed nothing else.
     private func commit(counts: MetricsCounters) {
         do {
-            try store.database.write { db in try store.add(db, counts: counts) }
+            try store.database.queue.write { db in try store.add(db, counts: counts) }
             counters.add(counts)
         } catch {
             logger.error("counter update failed", metadata: ["error": "\(error)"])

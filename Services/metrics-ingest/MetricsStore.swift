@@ -22,15 +22,13 @@ final class MetricsStore {
         }
     }
 
-    let database: DatabaseQueue
+    let database: SQLiteDatabase
     private let codec: WireCodec
-    private let checkpointer: WALCheckpointer
 
     init(path: String, codec: WireCodec) throws {
-        database = try SQLiteDatabase.open(path: path)
-        checkpointer = try WALCheckpointer(path: path)
+        database = try SQLiteDatabase(path: path)
         self.codec = codec
-        try Self.migrator.migrate(database)
+        try Self.migrator.migrate(database.queue)
     }
 
     private static var migrator: DatabaseMigrator {
@@ -87,7 +85,7 @@ final class MetricsStore {
 
     /// Everything kept, as metrics-ingest loads it at start.
     func load() throws -> (records: [String: MetricsRecord], counters: MetricsCounters, sequence: UInt64) {
-        try database.read { db in
+        try database.queue.read { db in
             var records: [String: MetricsRecord] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT user, version, aggregate FROM metrics_aggregate") {
                 let record = MetricsRecord(
@@ -106,7 +104,7 @@ final class MetricsStore {
     /// Forgets accepted-sample keys older than `date`. Safe at the 7-day acceptance window: a
     /// sample that old is refused as too old before its key is ever looked up.
     func pruneAcceptedSamples(takenBefore date: Date) throws -> Int {
-        try database.write { db in
+        try database.queue.write { db in
             try db.execute(
                 sql: "DELETE FROM accepted_sample WHERE taken_at < ?",
                 arguments: [Int64((date.timeIntervalSince1970 * 1000).rounded(.down))])

@@ -16,7 +16,7 @@ struct WALCheckpointerTests {
     @Test func theLogReachesTheDatabaseFileOffTheWritersThread() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/store.sqlite"
-        let database = try SQLiteDatabase.open(path: path)
+        let database = try SQLiteDatabase.connection(path: path)  // no checkpointer yet
         try database.write { try $0.execute(sql: "CREATE TABLE blob (value BLOB NOT NULL)") }
         for _ in 0..<300 {
             try database.write { try $0.execute(sql: "INSERT INTO blob (value) VALUES (?)", arguments: [Data(count: 4_000)]) }

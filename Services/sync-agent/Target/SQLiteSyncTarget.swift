@@ -9,20 +9,18 @@ import ServiceSupport
 /// the concurrency pool.
 struct SQLiteSyncTarget: SyncTarget {
     let path: String
-    private let database: DatabaseQueue
-    private let checkpointer: WALCheckpointer
+    private let database: SQLiteDatabase
 
     init(path: String) throws {
         self.path = path
-        database = try SQLiteDatabase.open(path: path)
-        checkpointer = try WALCheckpointer(path: path)
+        database = try SQLiteDatabase(path: path)
     }
 
     var description: String { "sqlite:\(path)" }
 
     func prepareSchema() async throws {
         do {
-            try await database.write { db in try db.execute(sql: TargetSchema.ddl) }
+            try await database.queue.write { db in try db.execute(sql: TargetSchema.ddl) }
         } catch {
             throw SyncTargetError.failed("creating the schema: \(Self.describe(error))")
         }
@@ -30,7 +28,7 @@ struct SQLiteSyncTarget: SyncTarget {
 
     func upsert(_ rows: [TargetRow]) async throws {
         do {
-            try await database.write { db in
+            try await database.queue.write { db in
                 for batch in TargetSchema.batches(rows) {
                     let sql = TargetSchema.upsertSQL(batch.table, rowCount: batch.rows.count) { _ in "?" }
                     let values = batch.rows.flatMap { $0.values.map(Self.databaseValue) }

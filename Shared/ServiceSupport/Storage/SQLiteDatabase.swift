@@ -1,32 +1,39 @@
 import Foundation
 import GRDB
 
-/// Opens the embedded SQLite store every service uses by default.
+/// The embedded SQLite store every service uses by default: one connection for its reads and
+/// writes, and a ``WALCheckpointer`` beside it for as long as the store is kept.
 ///
 /// WAL with `synchronous=NORMAL`: a committed transaction survives a process crash (kill -9);
 /// only a power loss can take back the last few commits, which is the trade the services make
 /// for committing every intent before replying without an fsync per commit. The log is copied
-/// into the database by a ``WALCheckpointer`` off the committing thread; the connection's own
-/// automatic checkpoint waits until the log holds ``walBackstopPages``, as a bound for when that
-/// thread falls behind.
-public enum SQLiteDatabase {
+/// into the database off the committing thread; the connection's own automatic checkpoint waits
+/// until the log holds ``walBackstopPages``, as a bound for when the checkpointer falls behind.
+public final class SQLiteDatabase: Sendable {
     /// Pages (4 KiB) in the log before the committing connection checkpoints it itself: 32 MiB.
     public static let walBackstopPages = 8192
 
-    static var configuration: Configuration {
+    /// The connection every read and write of the store goes through.
+    public let queue: DatabaseQueue
+    private let checkpointer: WALCheckpointer
+
+    /// Opens (or creates, with its folder) the database at `path` and starts its checkpointer.
+    public init(path: String) throws {
+        queue = try Self.connection(path: path)
+        checkpointer = try WALCheckpointer(path: path)
+    }
+
+    /// A connection to the database at `path` with the store's settings, creating its folder.
+    static func connection(path: String) throws -> DatabaseQueue {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walBackstopPages)")
-        }
-        return configuration
-    }
-
-    public static func open(path: String) throws -> DatabaseQueue {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         return try DatabaseQueue(path: path, configuration: configuration)
     }

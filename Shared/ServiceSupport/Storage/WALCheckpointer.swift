@@ -12,8 +12,8 @@ import Synchronization
 /// A passive checkpoint never blocks the writer and never waits for it. When the writer outruns
 /// it for long, the writer's own automatic checkpoint at ``SQLiteDatabase/walBackstopPages``
 /// still bounds the log. Stops when released.
-public final class WALCheckpointer: Sendable {
-    public static let defaultInterval = Duration.milliseconds(250)
+final class WALCheckpointer: Sendable {
+    static let defaultInterval = Duration.milliseconds(250)
 
     /// What the thread shares with its owner (not the owner itself, whose release stops it).
     private final class Signals: Sendable {
@@ -24,8 +24,8 @@ public final class WALCheckpointer: Sendable {
 
     private let signals = Signals()
 
-    public init(path: String, interval: Duration = defaultInterval) throws {
-        let connection = try DatabaseQueue(path: path, configuration: SQLiteDatabase.configuration)
+    init(path: String, interval: Duration = defaultInterval) throws {
+        let connection = try SQLiteDatabase.connection(path: path)
         let logger = Logger(label: "widgetbus.sqlite")
         let timeout = DispatchTimeInterval.milliseconds(Int(interval.millisecondsRoundedUp))
         Thread { [signals] in
