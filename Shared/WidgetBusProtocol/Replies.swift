@@ -233,8 +233,13 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey { case kind, user, stateVersion, metricsVersion, timeZone, generatedAt, validUntil }
 
     /// Flat: `{"kind", "user", "stateVersion", "metricsVersion"?, "timeZone", "generatedAt",
-    /// "validUntil"?, "entries", "policy"}`.
+    /// "validUntil"?, "entries", "policy"}`. The wire's encoder writes exactly these bytes
+    /// directly (``writeWireJSON(to:)``): timelines are the pipeline's largest encoding.
     public func encode(to encoder: any Encoder) throws {
+        if let wire = encoder as? WireEncodingNode {
+            try wire.writeDirectly { try writeWireJSON(to: &$0) }
+            return
+        }
         try timeline.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)

@@ -23,7 +23,17 @@ public struct DayKey: RawRepresentable, Hashable, Comparable, Codable, Sendable,
         self.year = year
         self.month = month
         self.day = day
-        rawValue = String(format: "%04d-%02d-%02d", year, month, day)
+        rawValue = Self.zeroPadded(year, width: 4) + "-" + Self.zeroPadded(month, width: 2) + "-" + Self.zeroPadded(day, width: 2)
+    }
+
+    /// `value` in decimal, zero-padded to `width` characters as `%0*d` writes it (a sign counts
+    /// toward the width). Written by hand because `String(format:)` goes through Foundation's
+    /// format parser on every call, and timelines make day keys for every entry.
+    static func zeroPadded(_ value: Int, width: Int) -> String {
+        let digits = String(value.magnitude)
+        let sign = value < 0 ? "-" : ""
+        let padding = max(0, width - sign.count - digits.count)
+        return sign + String(repeating: "0", count: padding) + digits
     }
 
     public init(from decoder: any Decoder) throws {

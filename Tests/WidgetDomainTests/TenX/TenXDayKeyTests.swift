@@ -30,6 +30,13 @@ struct TenXDayKeyTests {
         #expect(TenXFixture.day(expected).next.rawValue == day)
     }
 
+    @Test("writes yyyy-MM-dd zero-padded, as %04d-%02d-%02d does", arguments: [
+        (2026, 11, 22), (2026, 1, 2), (987, 3, 4), (1, 1, 1), (12345, 12, 31), (-5, 6, 7),
+    ])
+    func writesZeroPaddedParts(year: Int, month: Int, day: Int) {
+        #expect(DayKey(year: year, month: month, day: day).rawValue == String(format: "%04d-%02d-%02d", year, month, day))
+    }
+
     @Test func parsesOnlyRealDays() {
         #expect(DayKey(rawValue: "2026-11-22") == DayKey(year: 2026, month: 11, day: 22))
         for bad in ["2026-2-01", "2026-02-29", "2026-13-01", "26-11-22", "2026/11/22", "", "2026-11-22T00:00"] {
