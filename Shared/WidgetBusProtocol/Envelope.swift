@@ -15,7 +15,7 @@ public struct Envelope<Body: Sendable>: Sendable {
 
     public init(
         version: Int = ProtocolLimits.version,
-        id: String = UUID().uuidString.lowercased(),
+        id: String = MessageID.random(),
         type: String,
         user: String? = nil,
         sentAt: Date = Date(),

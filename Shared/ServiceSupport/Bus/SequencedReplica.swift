@@ -228,7 +228,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
     }
 
     private func requestSnapshot(reason: String, now: Date = Date()) throws {
-        let id = UUID().uuidString.lowercased()
+        let id = MessageID.random()
         let request = Envelope(
             id: id, type: MessageType.snapshotRequest.rawValue, body: SnapshotRequestBody(prefix: model.snapshotPrefix))
         try snapshotSocket.send([Data(), try codec.encode(request)], dontWait: true)
