@@ -39,6 +39,20 @@ struct ReduceContextTests {
         #expect(context.makeID() == "afcd1d7b-39a8-40e2-b465-b9a16a9e786e")
     }
 
+    @Test func randomUUIDWritesWhatFoundationWritesForTheSameBytes() {
+        var random = SeededRandom(seed: 99)
+        var replay = SeededRandom(seed: 99)
+        for _ in 0..<2_000 {
+            var bytes = (replay.next().littleEndian, replay.next().littleEndian)
+            let expected = withUnsafeMutableBytes(of: &bytes) { raw in
+                raw[6] = (raw[6] & 0x0F) | 0x40
+                raw[8] = (raw[8] & 0x3F) | 0x80
+                return UUID(uuid: raw.load(as: uuid_t.self)).uuidString.lowercased()
+            }
+            #expect(RandomUUID.string(using: &random) == expected)
+        }
+    }
+
     @Test func makeIDIgnoresClockAndZone() {
         var first = ReduceContext(now: .distantPast, timeZone: .gmt, random: RandomSource(SeededRandom(seed: 3)))
         var second = ReduceContext(

@@ -15,13 +15,7 @@ public struct ReduceContext {
 
     /// A version-4 UUID drawn from the injected random source, so generated ids are reproducible.
     public mutating func makeID() -> String {
-        var bytes = (random.next(), random.next())
-        return withUnsafeMutableBytes(of: &bytes) { raw in
-            raw[6] = (raw[6] & 0x0F) | 0x40
-            raw[8] = (raw[8] & 0x3F) | 0x80
-            let uuid = raw.load(as: uuid_t.self)
-            return UUID(uuid: uuid).uuidString.lowercased()
-        }
+        RandomUUID.string(using: &random)
     }
 }
 
