@@ -16,24 +16,19 @@ extension TimelineBody {
     func writeWireJSON(to writer: inout WireJSONWriter) throws {
         try writer.object { writer in
             writer.key("entries")
+            let policy: ReloadPolicy
             switch timeline {
-            case .tensionCheck(let timeline): try timeline.writeEntries(to: &writer)
-            case .diet(let timeline): try timeline.writeEntries(to: &writer)
-            case .tenX(let timeline): try timeline.writeEntries(to: &writer)
-            case .stressMonitor(let timeline): try timeline.writeEntries(to: &writer)
-            case .jitter(let timeline): try timeline.writeEntries(to: &writer)
+            case .tensionCheck(let timeline): try timeline.writeEntries(to: &writer); policy = timeline.policy
+            case .diet(let timeline): try timeline.writeEntries(to: &writer); policy = timeline.policy
+            case .tenX(let timeline): try timeline.writeEntries(to: &writer); policy = timeline.policy
+            case .stressMonitor(let timeline): try timeline.writeEntries(to: &writer); policy = timeline.policy
+            case .jitter(let timeline): try timeline.writeEntries(to: &writer); policy = timeline.policy
             }
             writer.field("generatedAt", generatedAt)
             writer.field("kind", kind)
             writer.field("metricsVersion", ifPresent: metricsVersion)
             writer.key("policy")
-            switch timeline {
-            case .tensionCheck(let timeline): timeline.policy.writeWireJSON(to: &writer)
-            case .diet(let timeline): timeline.policy.writeWireJSON(to: &writer)
-            case .tenX(let timeline): timeline.policy.writeWireJSON(to: &writer)
-            case .stressMonitor(let timeline): timeline.policy.writeWireJSON(to: &writer)
-            case .jitter(let timeline): timeline.policy.writeWireJSON(to: &writer)
-            }
+            policy.writeWireJSON(to: &writer)
             writer.field("stateVersion", stateVersion)
             writer.field("timeZone", timeZone)
             writer.field("user", user)
