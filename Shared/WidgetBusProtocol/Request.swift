@@ -132,7 +132,7 @@ struct WireRequest<Body: RequestBodyCatalog>: Decodable {
         } catch let error as ProtocolError {
             throw error
         } catch let error as DecodingError {
-            throw ProtocolError(decodingError: error, payload: payload)
+            throw ProtocolError(decodingError: error)
         } catch {
             throw ProtocolError(.badJSON, "\(error)")
         }
@@ -190,12 +190,8 @@ extension RequestBody: RequestBodyCatalog {
 }
 
 extension ProtocolError {
-    /// Maps Foundation's decoding errors onto the protocol's codes, naming the field.
-    ///
-    /// Foundation reports a fractional or out-of-range number for an integer field as invalid
-    /// JSON without a path, so on that (error-only) path the payload is re-parsed to tell a
-    /// malformed payload from a bad value.
-    init(decodingError error: DecodingError, payload: Data) {
+    /// Maps the decoder's errors onto the protocol's codes, naming the field.
+    init(decodingError error: DecodingError) {
         func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
             let keys = context.codingPath + (key.map { [$0] } ?? [])
             return keys.map(\.stringValue).joined(separator: ".")
@@ -212,11 +208,7 @@ extension ProtocolError {
         case .typeMismatch(let type, let context):
             self.init(.invalidField, "field \(path(context)) must be \(type)")
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            if (try? JSONSerialization.jsonObject(with: payload)) is [String: Any] {
-                self.init(.invalidField, "a number is fractional or out of range where an integer is expected")
-            } else {
-                self.init(.badJSON, "payload is not a JSON object")
-            }
+            self.init(.badJSON, "payload is \(context.debugDescription)")
         case .dataCorrupted(let context):
             self.init(.invalidField, "field \(path(context)): \(context.debugDescription)")
         @unknown default:

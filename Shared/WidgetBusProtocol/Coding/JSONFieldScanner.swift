@@ -43,7 +43,7 @@ public struct JSONFieldScanner {
         guard bytes[value].contains(UInt8(ascii: "\\")) else {
             return String(decoding: bytes[(value.lowerBound + 1)..<(value.upperBound - 1)], as: UTF8.self)
         }
-        return try? JSONDecoder().decode(String.self, from: Data(bytes[value]))
+        return try? WireJSONDecoder().decode(String.self, from: Data(bytes[value]))
     }
 
     /// The date under `key`, in the wire's format; nil when absent or not one.

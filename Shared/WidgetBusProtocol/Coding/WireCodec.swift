@@ -4,25 +4,14 @@ import Foundation
 /// ISO-8601 UTC dates with milliseconds (`2026-11-22T09:30:00.000Z`); dates are also read without
 /// the fraction. Encoding is ``WireJSONEncoder``'s (the bytes of Foundation's `JSONEncoder` with
 /// `.sortedKeys` and `.withoutEscapingSlashes`, faster, and splicing ``EncodedJSON``); decoding
-/// is Foundation's `JSONDecoder`.
+/// is ``WireJSONDecoder``'s (strict RFC 8259 JSON, faster than Foundation's `JSONDecoder`).
 ///
 /// Not shared across threads: each thread that encodes or decodes owns one codec.
 public final class WireCodec {
-    public let decoder: JSONDecoder
     private let encoder = WireJSONEncoder()
+    private let decoder = WireJSONDecoder()
 
-    public init() {
-        decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = WireDate.parse(text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "expected an ISO-8601 date, got \(text)")
-            }
-            return date
-        }
-    }
+    public init() {}
 
     public func encode(_ value: some Encodable) throws -> Data {
         Data(try encoder.encode(value))

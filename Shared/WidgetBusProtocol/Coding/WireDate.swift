@@ -60,12 +60,17 @@ public enum WireDate {
 
     public static func parse(_ text: String) -> Date? {
         var text = text
-        return text.withUTF8 { parse(utf8: $0) } ?? (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+        return text.withUTF8 { parseCommonShape($0) } ?? (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+    }
+
+    /// Parses the date in `text`, UTF-8 bytes; nil when it is not one.
+    static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> Date? {
+        parseCommonShape(text) ?? parse(String(decoding: text, as: UTF8.self))
     }
 
     /// The hand-written parse of `YYYY-MM-DDTHH:MM:SSZ` and `YYYY-MM-DDTHH:MM:SS.fffZ`; nil for
     /// any other text (which may still be a date the style reads).
-    private static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> Date? {
+    private static func parseCommonShape(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
         guard text.count == 20 || text.count == 24,
             text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
             text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), text[text.count - 1] == UInt8(ascii: "Z"),
