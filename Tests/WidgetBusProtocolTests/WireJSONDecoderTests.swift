@@ -148,6 +148,39 @@ struct WireJSONDecoderTests {
         #expect(Self.path(context) == "body.level")
     }
 
+    @Test("integers written with a fraction or exponent are exact or refused", arguments: [
+        ("7.0", 7 as Int64?), ("-7e0", -7), ("9007199254740991.0", 9_007_199_254_740_991), ("9007199254740993.0", nil),
+        ("9.223372036854775807e18", nil), ("9223372036854775807", Int64.max),
+    ] as [(String, Int64?)])
+    func largeIntegers(number: String, expected: Int64?) {
+        struct N: Decodable { var n: Int64 }
+        #expect((try? Self.wire(N.self, #"{"n":\#(number)}"#).n) == expected)
+    }
+
+    @Test func floatingPointIsCorrectlyRoundedAndNeverSilentlyZero() throws {
+        struct F: Decodable { var f: Float?; var d: Double? }
+        #expect(try Self.wire(F.self, #"{"f":3.4028235e+38}"#).f == .greatestFiniteMagnitude)
+        #expect(try Self.wire(F.self, #"{"f":1.0000000596046447755}"#).f == Float("1.0000000596046447755"))
+        #expect(try Self.wire(F.self, #"{"f":0e5,"d":-0.000}"#).d?.sign == .minus)
+        for refused in [#"{"d":1e-400}"#, #"{"f":1e-50}"#, #"{"f":1e39}"#, #"{"d":1e309}"#] {
+            #expect(throws: DecodingError.self, "\(refused)") { try Self.wire(F.self, refused) }
+        }
+    }
+
+    @Test func allKeysNamesARepeatedKeyOnce() throws {
+        struct Keys: Decodable {
+            var keys: [String]
+            struct AnyKey: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+            init(from decoder: any Decoder) throws { keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue) }
+        }
+        #expect(try Self.wire(Keys.self, #"{"a":1,"b":2,"a":3}"#).keys == ["a", "b"])
+    }
+
     @Test func aBadDateIsCorruptDataAtItsField() {
         struct Dated: Decodable { var when: Date }
         #expect {

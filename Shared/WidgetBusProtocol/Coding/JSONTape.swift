@@ -39,6 +39,10 @@ final class JSONTape {
     private(set) var absentValue = 0
 
     init(parsing data: Data) throws {
+        // Token offsets are 32-bit; wire payloads are at most a few MiB.
+        guard data.count < Int32.max else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(data.count) bytes is too large"))
+        }
         bytes = .allocate(capacity: data.count + 1)
         _ = bytes.initialize(from: data)
         bytes[data.count] = 0
@@ -76,12 +80,14 @@ final class JSONTape {
         return length == wanted.count && (length == 0 || memcmp(bytes.baseAddress! + Int(key.start), wanted.baseAddress!, length) == 0)
     }
 
-    /// The keys of the object at `object`, in document order.
+    /// The keys of the object at `object`, in document order, each once.
     func keys(of object: Int) -> [String] {
         var keys: [String] = []
+        var seen: Set<String> = []
         var key = object + 1
         for _ in 0..<tokens[object].count {
-            keys.append(string(tokens[key]))
+            let name = string(tokens[key])
+            if seen.insert(name).inserted { keys.append(name) }
             key = Int(tokens[key + 1].next)
         }
         return keys

@@ -9,10 +9,11 @@ import Foundation
 /// ``JSONTape``, then looks keys up by comparing bytes and reads strings, numbers and dates
 /// straight from the payload, with one decoder for the whole value.
 ///
-/// What it accepts, as docs/PROTOCOL.md states it: one RFC 8259 JSON text (see ``JSONTape``); of
-/// a key repeated in an object, the first; for an integer, a number whose value is a whole number
-/// in the type's range (`7`, `7.0` and `7e0` alike); for a `Double`, any finite number; for a
-/// `Date`, ``WireDate``'s text. `Data`, `URL` and `Decimal` have no form of their own on the
+/// What it accepts, as docs/PROTOCOL.md states it: one RFC 8259 JSON text (see ``JSONTape``); keys
+/// compared by their UTF-8 bytes, and of a key repeated in an object, the first; for an integer,
+/// a number whose value is a whole number in the type's range (`7`, `7.0` and `7e0` alike; with
+/// a fraction or an exponent, below 2^53); for a `Double`, any number it can hold, correctly
+/// rounded (not one so small it would read as zero); for a `Date`, ``WireDate``'s text. `Data`, `URL` and `Decimal` have no form of their own on the
 /// wire: nothing there uses them.
 struct WireJSONDecoder {
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
@@ -26,9 +27,11 @@ struct WireJSONDecoder {
 /// nested containers and super decoders, which a caller may keep, get a node of their own.
 final class WireDecodingNode: Decoder {
     let tape: JSONTape
+    // Only the decoding that owns the node touches it, one call at a time: the dynamic
+    // exclusivity checks on these two, made for every nested value, cost more than the moves.
     /// The token of the value being decoded.
-    private var value: Int
-    private(set) var codingPath: [any CodingKey]
+    @exclusivity(unchecked) private var value: Int
+    @exclusivity(unchecked) private(set) var codingPath: [any CodingKey]
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -117,7 +120,10 @@ final class WireDecodingNode: Decoder {
         let token = try expect(.number, Integer.self, at: index, key: key)
         let text = tape.text(token)
         if !token.isComplex, let value = Self.wholeNumber(Integer.self, text) { return value }
-        if token.isComplex, let double = Double(String(decoding: text, as: UTF8.self)), let value = Integer(exactly: double) {
+        // With a fraction or an exponent, through `Double`: exact only below 2^53.
+        if token.isComplex, let double = Double(String(decoding: text, as: UTF8.self)), abs(double) < 0x1p53,
+            let value = Integer(exactly: double)
+        {
             return value
         }
         throw corrupted(key: key, "the number \(String(decoding: text, as: UTF8.self)) is not a whole number that fits in \(Integer.self)")
@@ -131,18 +137,26 @@ final class WireDecodingNode: Decoder {
         if !token.isComplex, text.count <= 15, let whole = Self.wholeNumber(Int64.self, text), whole != 0 || text[0] != UInt8(ascii: "-") {
             return Double(whole)
         }
-        guard let double = Double(String(decoding: text, as: UTF8.self)), double.isFinite else {
-            throw corrupted(key: key, "the number \(String(decoding: text, as: UTF8.self)) does not fit in Double")
-        }
-        return double
+        return try floatingPoint(Double.self, text, key: key)
     }
 
     func float(at index: Int, key: (any CodingKey)?) throws -> Float {
-        let double = try double(at: index, key: key)
-        guard let float = Float(exactly: double) ?? (abs(double) <= Double(Float.greatestFiniteMagnitude) ? Float(double) : nil) else {
-            throw corrupted(key: key, "the number \(double) does not fit in Float")
+        try floatingPoint(Float.self, tape.text(try expect(.number, Float.self, at: index, key: key)), key: key)
+    }
+
+    /// The number in `text`, correctly rounded; refused when it is too large for the type, or so
+    /// small that it would read as zero.
+    private func floatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: Number.Type, _ text: UnsafeBufferPointer<UInt8>, key: (any CodingKey)?
+    ) throws -> Number {
+        let digits = text.prefix { $0 | 0x20 != UInt8(ascii: "e") }
+        let written = String(decoding: text, as: UTF8.self)
+        guard let number = Number(written), number.isFinite,
+            number != 0 || !digits.contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) })
+        else {
+            throw corrupted(key: key, "the number \(written) does not fit in \(Number.self)")
         }
-        return float
+        return number
     }
 
     /// Digits with an optional minus sign as `Integer`; nil when out of its range.
@@ -193,6 +207,9 @@ final class WireDecodingNode: Decoder {
     }
 }
 
+/// Containers read their coding path from the decoder when an error needs it. They are used
+/// while the value that asked for them is being decoded (as every `init(from:)` here uses them);
+/// one kept beyond that would name the path of the value being decoded then.
 struct WireKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: WireDecodingNode
     let object: Int

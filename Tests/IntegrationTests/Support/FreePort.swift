@@ -23,3 +23,14 @@ func freeLoopbackPort() throws -> Int {
     }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+
+/// `count` distinct loopback ports that were free a moment ago: the kernel may hand out a port it
+/// has just released again, so each is checked against the ones before it.
+func freeLoopbackPorts(_ count: Int) throws -> [Int] {
+    var ports: [Int] = []
+    while ports.count < count {
+        let port = try freeLoopbackPort()
+        if !ports.contains(port) { ports.append(port) }
+    }
+    return ports
+}
