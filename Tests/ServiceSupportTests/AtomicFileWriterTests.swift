@@ -6,6 +6,7 @@ import Testing
 
 /// AtomicFileWriter on the real file system: content, modes, leftovers, failures, and a reader
 /// that never sees a torn file.
+@Suite(.serialized)
 struct AtomicFileWriterTests {
     let root: String
 
@@ -32,6 +33,27 @@ struct AtomicFileWriterTests {
         #expect(try mode(root + "/alice") == 0o755)
         #expect(try mode(root) == 0o755)
         #expect(try entries(root + "/alice") == ["Widget.json"], "no temporary file is left behind")
+    }
+
+    @Test func aFolderRemovedBetweenWritesIsMadeAgain() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let writer = AtomicFileWriter()
+        try writer.write(Data("first".utf8), to: root + "/carol/Widget.json")
+        try FileManager.default.removeItem(atPath: root + "/carol")
+        try writer.write(Data("second".utf8), to: root + "/carol/Widget.json")
+        #expect(FileManager.default.contents(atPath: root + "/carol/Widget.json") == Data("second".utf8))
+        #expect(try mode(root + "/carol") == 0o755)
+    }
+
+    /// The umask is the process's: this suite runs its tests one at a time, and no other test
+    /// looks at modes.
+    @Test func aNarrowUmaskStillGivesSafeModes() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let previous = umask(0o077)
+        defer { umask(previous) }
+        try AtomicFileWriter().write(Data("x".utf8), to: root + "/dave/Widget.json")
+        #expect(try mode(root + "/dave/Widget.json") == 0o644)
+        #expect(try mode(root + "/dave") == 0o755)
     }
 
     @Test func anEmptyFileIsAFile() throws {

@@ -17,9 +17,15 @@ import Glibc
 /// system too, so a busy neighbour on that file system lengthens a batch.
 ///
 /// Files are 0644 and folders 0755 whatever the umask: never world-writable. A crash before the
-/// rename leaves the temporary file behind, hidden and named `.<file>.<random>.tmp`;
+/// rename leaves the temporary file behind, hidden and named `.<file>.<tag>.tmp`;
 /// ``removeTemporaryFiles(under:)`` clears such leftovers when the single writer starts.
-public struct AtomicFileWriter: Sendable {
+///
+/// A writer remembers the folders it has made or found, and their file systems, so a file costs
+/// four system calls (create, write, close, rename) beside the batch's barriers: no `mkdir` or
+/// `stat` per file, no random draw per temporary name (a random tag per writer and a counter;
+/// `O_EXCL` refuses a clash), and no `fchmod` when the umask leaves 0644 as it is. A folder
+/// removed behind its back is made again on the next write into it. One writer per thread.
+public final class AtomicFileWriter {
     public static let fileMode: mode_t = 0o644
     public static let directoryMode: mode_t = 0o755
 
@@ -38,6 +44,15 @@ public struct AtomicFileWriter: Sendable {
         public var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
     }
 
+    /// The folders made or found so far, with the device of their file system.
+    private var folders: [String: dev_t] = [:]
+    /// Whether the process's umask takes a bit of ``fileMode`` away, so that each new file needs
+    /// its mode set again.
+    private let umaskNarrowsFileMode = AtomicFileWriter.processUmask().map { $0 & AtomicFileWriter.fileMode != 0 } ?? true
+    /// Temporary names: this writer's random tag, then a counter.
+    private let temporaryTag = String(UInt64.random(in: .min ... .max), radix: 36)
+    private var temporaryCount: UInt64 = 0
+
     public init() {}
 
     /// Makes `data` the content of the file at `path`, creating missing folders.
@@ -52,18 +67,14 @@ public struct AtomicFileWriter: Sendable {
     /// differ.
     public func write(_ files: [(data: Data, path: String)]) -> [Int: any Error] {
         var failures: [Int: any Error] = [:]
-        var folders: Set<String> = []
         var staged: [(index: Int, folder: String, temporary: String)] = []
         for (index, file) in files.enumerated() {
             let folder = Self.parent(of: file.path)
+            temporaryCount += 1
             let temporary = (folder as NSString).appendingPathComponent(
-                ".\((file.path as NSString).lastPathComponent).\(String(UInt64.random(in: .min ... .max), radix: 36)).tmp")
+                ".\((file.path as NSString).lastPathComponent).\(temporaryTag)\(String(temporaryCount, radix: 36)).tmp")
             do {
-                if !folders.contains(folder) {
-                    try createDirectory(folder)
-                    folders.insert(folder)
-                }
-                try Self.writeNewFile(file.data, at: temporary)
+                try writeNewFile(file.data, at: temporary, in: folder)
                 staged.append((index, folder, temporary))
             } catch {
                 unlink(temporary)
@@ -72,7 +83,7 @@ public struct AtomicFileWriter: Sendable {
         }
 
         // Every temporary file's content is on the device before any of them replaces a file.
-        let unsynced = Self.syncFileSystems(holding: staged.map(\.folder))
+        let unsynced = syncFileSystems(holding: staged.map(\.folder))
         var renamed: [(index: Int, folder: String)] = []
         for (index, folder, temporary) in staged {
             do {
@@ -86,7 +97,7 @@ public struct AtomicFileWriter: Sendable {
         }
 
         // Every rename is on the device before the batch reports success.
-        let unrenamed = Self.syncFileSystems(holding: renamed.map(\.folder))
+        let unrenamed = syncFileSystems(holding: renamed.map(\.folder))
         for (index, folder) in renamed {
             if let failure = unrenamed[folder] { failures[index] = failure }
         }
@@ -95,26 +106,38 @@ public struct AtomicFileWriter: Sendable {
 
     /// Flushes the file systems holding `folders`, one `syncfs` each; returns the failure of each
     /// folder whose file system could not be flushed.
-    private static func syncFileSystems(holding folders: [String]) -> [String: any Error] {
+    private func syncFileSystems(holding folders: [String]) -> [String: any Error] {
         var failures: [String: any Error] = [:]
         var flushed: Set<dev_t> = []
         var failedDevices: [dev_t: any Error] = [:]
         for folder in Set(folders) {
-            var status = stat()
-            guard stat(folder, &status) == 0 else {
-                failures[folder] = Failure("stat", folder)
+            let device: dev_t
+            do {
+                device = try self.device(of: folder)
+            } catch {
+                failures[folder] = error
                 continue
             }
-            if flushed.insert(status.st_dev).inserted {
+            if flushed.insert(device).inserted {
                 do {
-                    try sync(directory: folder, wholeFileSystem: true)
+                    try Self.sync(directory: folder, wholeFileSystem: true)
                 } catch {
-                    failedDevices[status.st_dev] = error
+                    failedDevices[device] = error
                 }
             }
-            failures[folder] = failedDevices[status.st_dev]
+            failures[folder] = failedDevices[device]
         }
         return failures
+    }
+
+    /// The device of `folder`'s file system, made (with its parents) on first use.
+    private func device(of folder: String) throws -> dev_t {
+        if let device = folders[folder] { return device }
+        try createDirectory(folder)
+        var status = stat()
+        guard stat(folder, &status) == 0 else { throw Failure("stat", folder) }
+        folders[folder] = status.st_dev
+        return status.st_dev
     }
 
     /// Creates `path` and its missing parents, fsyncing each parent so that the new entry
@@ -154,12 +177,19 @@ public struct AtomicFileWriter: Sendable {
         return removed
     }
 
-    /// Creates the file at `path` with `data`, not yet durable: the batch's barrier is.
-    private static func writeNewFile(_ data: Data, at path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+    /// Creates the file at `path` in `folder` with `data`, not yet durable: the batch's barrier
+    /// is. A known folder found missing is made again, once.
+    private func writeNewFile(_ data: Data, at path: String, in folder: String) throws {
+        _ = try device(of: folder)
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, Self.fileMode)
+        if descriptor < 0, errno == ENOENT {
+            folders[folder] = nil
+            _ = try device(of: folder)
+            descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, Self.fileMode)
+        }
         guard descriptor >= 0 else { throw Failure("create", path) }
         defer { close(descriptor) }
-        try check(fchmod(descriptor, fileMode), "chmod", path)  // the umask may have narrowed it
+        if umaskNarrowsFileMode { try Self.check(fchmod(descriptor, Self.fileMode), "chmod", path) }
         try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < buffer.count {
@@ -171,6 +201,15 @@ public struct AtomicFileWriter: Sendable {
                 offset += written
             }
         }
+    }
+
+    /// The process's umask, from `/proc/self/status` (reading it with `umask(2)` would change it
+    /// for a moment under every thread); nil where that is not available.
+    private static func processUmask() -> mode_t? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") })
+        else { return nil }
+        return mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
     }
 
     /// Flushes `directory` to the device (fsync), or with `wholeFileSystem` everything dirty on
