@@ -21,9 +21,10 @@ struct LocalRunnerTests {
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("widgetbus-local-\(UUID().uuidString)")
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WIDGETBUS_") }
-            let variables = try DeploymentConfigurationTests.topology().filter { $0.value.hasPrefix("tcp://") }.map(\.key)
-            let ports = try freeLoopbackPorts(variables.count)
-            for (variable, port) in zip(variables, ports) {
+            var ports: [Int] = []
+            for (variable, value) in try DeploymentConfigurationTests.topology() where value.hasPrefix("tcp://") {
+                let port = try freeLoopbackPort()
+                ports.append(port)
                 environment[variable] = "tcp://127.0.0.1:\(port)"
             }
             environment["WIDGETBUS_LOCAL_DIR"] = directory.path

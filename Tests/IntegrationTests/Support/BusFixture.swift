@@ -38,8 +38,8 @@ final class BusFixture {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("widgetbus-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
-        for (endpoint, port) in zip(BusEndpoint.all, try freeLoopbackPorts(BusEndpoint.all.count)) {
-            environment[endpoint.variable] = "tcp://127.0.0.1:\(port)"
+        for endpoint in BusEndpoint.all {
+            environment[endpoint.variable] = "tcp://127.0.0.1:\(try freeLoopbackPort())"
         }
         environment["WIDGETBUS_DATA_DIR"] = root.appendingPathComponent("data").path
         environment["WIDGETBUS_LOG_LEVEL"] = "debug"

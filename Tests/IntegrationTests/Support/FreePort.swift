@@ -1,11 +1,25 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A loopback TCP port that was free a moment ago (the kernel picks it; we release it at once).
+/// The ports handed out in this test process.
+private let handedOut = Mutex<Set<Int>>([])
+
+/// A loopback TCP port that was free a moment ago and that no other test of this process got:
+/// the kernel picks it and it is released at once, and the kernel may hand a just-released port
+/// out again — to the next endpoint of the same fixture or to a test running beside it — before
+/// the service that was given it binds.
 func freeLoopbackPort() throws -> Int {
+    while true {
+        let port = try kernelPickedPort()
+        if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+    }
+}
+
+private func kernelPickedPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     defer { close(fd) }
@@ -24,13 +38,3 @@ func freeLoopbackPort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
-/// `count` distinct loopback ports that were free a moment ago: the kernel may hand out a port it
-/// has just released again, so each is checked against the ones before it.
-func freeLoopbackPorts(_ count: Int) throws -> [Int] {
-    var ports: [Int] = []
-    while ports.count < count {
-        let port = try freeLoopbackPort()
-        if !ports.contains(port) { ports.append(port) }
-    }
-    return ports
-}
