@@ -235,7 +235,7 @@ final class IntentProcessor {
         }
         let sequence = nextSequence()
         let record = try StateRecord(user: user, app: intent.app, version: sequence, state: transition.state)
-            .encodingStateOnce(with: codec)
+            .encodingStateOnce()
         try store.saveState(db, record)
         for pending in transition.records {
             try store.savePendingRecord(db, user: user, record: pending, revision: sequence)

@@ -11,7 +11,7 @@ public struct StateRecord: Codable, Sendable, Equatable {
     public var state: WidgetState {
         didSet { encodedState = nil }
     }
-    /// The state's wire JSON once ``encodingStateOnce(with:)`` has produced it: every message
+    /// The state's wire JSON once ``encodingStateOnce()`` has produced it: every message
     /// that carries this record (the stored row, the reply, the event) splices these bytes
     /// instead of encoding the state again. Not part of equality; cleared when `state` changes.
     public private(set) var encodedState: EncodedJSON?
@@ -23,11 +23,14 @@ public struct StateRecord: Codable, Sendable, Equatable {
         self.state = state
     }
 
-    /// This record with its state encoded, once, for the messages that will carry it.
-    public func encodingStateOnce(with codec: WireCodec) throws -> StateRecord {
+    /// This record with its state encoded, once, for the messages that will carry it — written
+    /// field by field (`WidgetState+WireJSON.swift`), the same bytes as its `Encodable` path.
+    public func encodingStateOnce() throws -> StateRecord {
         guard encodedState == nil else { return self }
         var record = self
-        record.encodedState = try codec.encodeOnce(state)
+        var writer = WireJSONWriter(bytes: [])
+        try state.writeWireJSON(to: &writer)
+        record.encodedState = EncodedJSON(bytes: writer.bytes)
         return record
     }
 

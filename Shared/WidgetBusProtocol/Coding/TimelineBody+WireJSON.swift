@@ -68,9 +68,15 @@ extension ReloadPolicy {
 
 extension TensionCheckPhase: WireTimelineContent {
     func writeFields(dated date: Date, to writer: inout WireJSONWriter) throws {
+        writeFields(dated: Optional(date), to: &writer)
+    }
+
+    /// The phase's fields, with an entry's `date` in its sorted place when it has one (a
+    /// timeline entry) and without (the state's `phase`).
+    func writeFields(dated date: Date?, to writer: inout WireJSONWriter) {
         switch self {
         case .picker:
-            writer.field("date", date)
+            writer.field("date", ifPresent: date)
             writer.field("phase", name)
         case .suggestion(let intervention, let checkIn):
             writer.field("actionLabel", intervention.actionLabel)
@@ -83,13 +89,13 @@ extension TensionCheckPhase: WireTimelineContent {
                 writer.field("tensionLevel", checkIn.tensionLevel)
             }
             writer.field("checkInId", checkIn.id)
-            writer.field("date", date)
+            writer.field("date", ifPresent: date)
             writer.field("interventionId", intervention.interventionId)
             writer.field("interventionName", intervention.name)
             writer.field("phase", name)
         case .completed(let interventionName, let checkInId, let resetAt):
             writer.field("checkInId", checkInId)
-            writer.field("date", date)
+            writer.field("date", ifPresent: date)
             writer.field("interventionName", interventionName)
             writer.field("phase", name)
             writer.field("resetAt", resetAt)
@@ -110,12 +116,7 @@ extension DietWidgetContent: WireTimelineContent {
             writer.field("dayKey", ifPresent: content.dayKey)
             if let goals = content.goals {
                 writer.key("goals")
-                try writer.object { writer in
-                    writer.field("calorieTarget", goals.calorieTarget)
-                    try writer.field("carbsTarget", goals.carbsTarget)
-                    try writer.field("fatTarget", goals.fatTarget)
-                    try writer.field("proteinTarget", goals.proteinTarget)
-                }
+                try goals.writeObject(to: &writer)
             }
             writer.field("kind", kind)
             if let macros = content.macros {
@@ -131,12 +132,7 @@ extension DietWidgetContent: WireTimelineContent {
             }
             if let nutrition = content.nutrition {
                 writer.key("nutrition")
-                try writer.object { writer in
-                    try writer.field("calories", nutrition.calories)
-                    try writer.field("carbs", nutrition.carbs)
-                    try writer.field("fat", nutrition.fat)
-                    try writer.field("protein", nutrition.protein)
-                }
+                try nutrition.writeObject(to: &writer)
             }
             writer.field("view", content.view)
         case .quickLog(let content):
@@ -172,10 +168,38 @@ extension DietWidgetContent: WireTimelineContent {
     }
 }
 
+// Diet's objects that both its timelines and its state carry.
+
+extension NutritionGoals {
+    func writeObject(to writer: inout WireJSONWriter) throws {
+        try writer.object { writer in
+            writer.field("calorieTarget", calorieTarget)
+            try writer.field("carbsTarget", carbsTarget)
+            try writer.field("fatTarget", fatTarget)
+            try writer.field("proteinTarget", proteinTarget)
+        }
+    }
+}
+
+extension NutritionTotals {
+    func writeObject(to writer: inout WireJSONWriter) throws {
+        try writer.object { writer in
+            try writer.field("calories", calories)
+            try writer.field("carbs", carbs)
+            try writer.field("fat", fat)
+            try writer.field("protein", protein)
+        }
+    }
+}
+
 extension DietWidgetConfiguration {
     /// The `configuration` field every Diet content carries.
     fileprivate func writeField(to writer: inout WireJSONWriter) {
         writer.key("configuration")
+        writeObject(to: &writer)
+    }
+
+    func writeObject(to writer: inout WireJSONWriter) {
         writer.object { writer in
             writer.field("compactMode", compactMode)
             writer.field("showMacros", showMacros)

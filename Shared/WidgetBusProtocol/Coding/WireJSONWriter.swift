@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes wire JSON directly, value by value, for the few types whose encoding is the pipeline's
-/// hot path (timelines: ``TimelineBody/encode(to:)``). It writes the same bytes as
+/// hot path (timelines: ``TimelineBody/encode(to:)``; widget states: ``StateRecord``). It writes the same bytes as
 /// ``WireJSONEncoder`` — the same string escaping, numbers and ``WireDate`` dates — without
 /// `Encodable`'s per-value containers, boxes and key reordering.
 ///
@@ -51,6 +51,14 @@ struct WireJSONWriter {
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        afterValue = false
+    }
+
+    /// Writes `"key":` for a key known only at run time (a dictionary's), escaped as any string.
+    mutating func key(_ key: String) {
+        if afterValue { bytes.append(UInt8(ascii: ",")) }
+        JSONText.appendString(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         afterValue = false
     }
