@@ -65,7 +65,7 @@ final class IntentDriver {
     private let timeout: Duration
     private var users: [SimulatedUser]
     private var idle: [Int]
-    private var random: SplitMix64
+    private var random: SeededRandom
     private let mix: LoadMix
     private var counter = 0
 
@@ -83,7 +83,7 @@ final class IntentDriver {
         self.timeout = timeout
         self.users = (0..<users).map { SimulatedUser(name: userPrefix + String($0)) }
         idle = Array(0..<users)
-        random = SplitMix64(seed: seed)
+        random = SeededRandom(seed: seed)
         self.mix = mix
     }
 

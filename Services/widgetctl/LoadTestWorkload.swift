@@ -291,21 +291,6 @@ struct LoadTestReply: Decodable {
     var body: Body?
 }
 
-/// A small, fast, seedable generator (SplitMix64), so that `--seed` repeats a run's choices.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 struct LoadTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetDomain
 @testable import WidgetBusProtocol
 
 @Suite("WireCodec and WireDate")
@@ -83,7 +84,7 @@ struct WireCodecTests {
     }
 
     @Test func encodeDecodeEncodeIsStableForArbitraryDates() throws {
-        var random = SeededRandomForTests(seed: 12)
+        var random = SeededRandom(seed: 12)
         for _ in 0..<2000 {
             let seconds = Double(random.next() % 4_000_000_000) + Double(random.next() % 1_000_000) / 1_000_000
             let first = WireDate.format(Date(timeIntervalSince1970: seconds))
@@ -119,18 +120,5 @@ struct WireCodecTests {
 
     @Test func slashesAreNotEscaped() throws {
         #expect(text(try WireCodec().encode(["tcp://127.0.0.1:5560"])) == #"["tcp://127.0.0.1:5560"]"#)
-    }
-}
-
-/// SplitMix64, local so these tests do not lean on the domain's generator.
-struct SeededRandomForTests: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -142,7 +142,7 @@ struct WireJSONEncoderTests {
     }
 
     @Test func randomNumbers() throws {
-        var random = SeededRandomForTests(seed: 7)
+        var random = SeededRandom(seed: 7)
         var doubles: [Double] = []
         var floats: [Float] = []
         var integers: [Int64] = []
@@ -158,7 +158,7 @@ struct WireJSONEncoderTests {
     }
 
     @Test func randomStrings() throws {
-        var random = SeededRandomForTests(seed: 11)
+        var random = SeededRandom(seed: 11)
         let alphabet: [Character] = ["a", "Z", "0", "\"", "\\", "/", "\n", "\u{0}", "\u{1F}", " ", "é", "€", "😣", "\u{301}"]
         let strings = (0..<2_000).map { _ in
             String((0..<Int(random.next() % 12)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
@@ -171,7 +171,7 @@ struct WireJSONEncoderTests {
 
     @Test func datesFormatAsISO8601FormatStyleDoes() {
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        var random = SeededRandomForTests(seed: 3)
+        var random = SeededRandom(seed: 3)
         var mismatches: [String] = []
         for index in 0..<50_000 {
             let seconds: Double
@@ -191,7 +191,7 @@ struct WireJSONEncoderTests {
     @Test func datesParseAsISO8601FormatStyleDoes() {
         let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         let withoutFraction = Date.ISO8601FormatStyle()
-        var random = SeededRandomForTests(seed: 5)
+        var random = SeededRandom(seed: 5)
         var mismatches: [String] = []
         for index in 0..<50_000 {
             let date = Date(timeIntervalSince1970: Double(Int64(bitPattern: random.next()) % 20_000_000_000_000) / 1000)

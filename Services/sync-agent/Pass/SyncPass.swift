@@ -66,7 +66,7 @@ final class SyncPass: Sendable {
         func result(pushed: Int = 0, keptPending: Int = 0, failures: [SyncFailure] = []) -> SyncResult {
             let elapsed = ContinuousClock.now - clock
             return SyncResult(
-                user: user, startedAt: startedAt, durationMilliseconds: (elapsed.seconds * 1_000_000).rounded() / 1000,
+                user: user, startedAt: startedAt, durationMilliseconds: (elapsed.asSeconds * 1_000_000).rounded() / 1000,
                 pushed: pushed, keptPending: keptPending, failures: failures)
         }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceSupport
 import WidgetBusProtocol
 
 /// The sync retry loop: decides when each user's pass runs.
@@ -208,7 +209,7 @@ final class SyncScheduler {
         } else {
             state.consecutiveFailures += 1
             let delay = backoff.delay(afterFailures: state.consecutiveFailures)
-            let due = Date().addingTimeInterval(delay.seconds)
+            let due = Date().addingTimeInterval(delay.asSeconds)
             state.nextAttemptAt = due
             result.nextAttemptAt = due
             if !draining {
