@@ -13,8 +13,8 @@ import Foundation
 /// compared by their UTF-8 bytes, and of a key repeated in an object, the first; for an integer,
 /// a number whose value is a whole number in the type's range (`7`, `7.0` and `7e0` alike; with
 /// a fraction or an exponent, below 2^53); for a `Double`, any number it can hold, correctly
-/// rounded (not one so small it would read as zero); for a `Date`, ``WireDate``'s text. `Data`, `URL` and `Decimal` have no form of their own on the
-/// wire: nothing there uses them.
+/// rounded (not one so small it would read as zero); for a `Date`, ``WireDate``'s text. `Data`,
+/// `URL` and `Decimal` have no form of their own on the wire: nothing there uses them.
 struct WireJSONDecoder {
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         let decoder = WireDecodingNode(tape: try JSONTape(parsing: data), value: 0, codingPath: [])
