@@ -79,16 +79,8 @@ public struct JSONFieldScanner {
 
     /// The whole number under `key`; nil when absent or not a non-negative integer.
     public func unsignedInteger(_ key: String) -> UInt64? {
-        guard let value = valueRange(of: key), !value.isEmpty else { return nil }
-        var result: UInt64 = 0
-        for byte in bytes[value] {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            let (shifted, overflowA) = result.multipliedReportingOverflow(by: 10)
-            let (sum, overflowB) = shifted.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            guard !overflowA, !overflowB else { return nil }
-            result = sum
-        }
-        return result
+        guard let value = valueRange(of: key), bytes[value].first != UInt8(ascii: "-") else { return nil }
+        return bytes[value].withUnsafeBufferPointer { JSONText.wholeNumber(UInt64.self, $0) }
     }
 
     /// The bytes of the value under `key`, the first one if the object repeats it.

@@ -72,6 +72,25 @@ enum JSONText {
         bytes.append(contentsOf: value.description.utf8)
     }
 
+    /// Digits with an optional minus sign as `Integer`; nil when anything else is in `text`,
+    /// when it has no digit, or when the number is out of `Integer`'s range.
+    static func wholeNumber<Integer: FixedWidthInteger>(_ type: Integer.Type, _ text: UnsafeBufferPointer<UInt8>) -> Integer? {
+        let negative = text.first == UInt8(ascii: "-")
+        let start = negative ? 1 : 0
+        guard text.count > start else { return nil }
+        var result: Integer = 0
+        for index in start..<text.count {
+            let digit = text[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflowA) = result.multipliedReportingOverflow(by: 10)
+            let (next, overflowB) =
+                negative ? shifted.subtractingReportingOverflow(Integer(digit)) : shifted.addingReportingOverflow(Integer(digit))
+            guard !overflowA, !overflowB else { return nil }
+            result = next
+        }
+        return result
+    }
+
     /// `description` without a trailing `.0` (`2.0` → `2`, `0.1` → `0.1`, `1e-07` as is).
     ///
     /// - Throws: `EncodingError.invalidValue` for NaN and infinities, which JSON cannot carry.

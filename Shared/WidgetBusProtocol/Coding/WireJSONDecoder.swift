@@ -119,7 +119,7 @@ final class WireDecodingNode: Decoder {
     func integer<Integer: FixedWidthInteger>(_ type: Integer.Type, at index: Int, key: (any CodingKey)?) throws -> Integer {
         let token = try expect(.number, Integer.self, at: index, key: key)
         let text = tape.text(token)
-        if !token.isComplex, let value = Self.wholeNumber(Integer.self, text) { return value }
+        if !token.isComplex, let value = JSONText.wholeNumber(Integer.self, text) { return value }
         // With a fraction or an exponent, through `Double`: exact only below 2^53.
         if token.isComplex, let double = Double(String(decoding: text, as: UTF8.self)), abs(double) < 0x1p53,
             let value = Integer(exactly: double)
@@ -134,7 +134,7 @@ final class WireDecodingNode: Decoder {
         let text = tape.text(token)
         // Up to 15 digits, a whole number is exact in a Double: no text conversion needed (but
         // `-0` keeps its sign).
-        if !token.isComplex, text.count <= 15, let whole = Self.wholeNumber(Int64.self, text), whole != 0 || text[0] != UInt8(ascii: "-") {
+        if !token.isComplex, text.count <= 15, let whole = JSONText.wholeNumber(Int64.self, text), whole != 0 || text[0] != UInt8(ascii: "-") {
             return Double(whole)
         }
         return try floatingPoint(Double.self, text, key: key)
@@ -157,20 +157,6 @@ final class WireDecodingNode: Decoder {
             throw corrupted(key: key, "the number \(written) does not fit in \(Number.self)")
         }
         return number
-    }
-
-    /// Digits with an optional minus sign as `Integer`; nil when out of its range.
-    private static func wholeNumber<Integer: FixedWidthInteger>(_ type: Integer.Type, _ text: UnsafeBufferPointer<UInt8>) -> Integer? {
-        let negative = text[0] == UInt8(ascii: "-")
-        var result: Integer = 0
-        for byte in text[(negative ? 1 : 0)...] {
-            let digit = Integer(byte - UInt8(ascii: "0"))
-            let (shifted, overflowA) = result.multipliedReportingOverflow(by: 10)
-            let (next, overflowB) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
-            guard !overflowA, !overflowB else { return nil }
-            result = next
-        }
-        return result
     }
 
     // MARK: Errors, as Foundation's `JSONDecoder` reports them
