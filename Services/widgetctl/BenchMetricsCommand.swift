@@ -317,8 +317,7 @@ private final class MetricsEventWatcher: Sendable {
             try socket.connect(endpoint)
             var live = false
             while !stopSignal.isRequested {
-                let ready = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: 50)
-                guard ready[0].contains(.readable) else { continue }
+                guard try ZMQPoller.isReadable(socket, waitingMilliseconds: 50) else { continue }
                 while let frames = try socket.receiveMessage(dontWait: true), frames.count == 2 {
                     let at = ContinuousClock.now
                     if !live {

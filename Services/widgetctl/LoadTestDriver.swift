@@ -300,7 +300,7 @@ final class IntentDriver {
     /// the socket's `ZMQ_FD` under `select`, checked with a zero-timeout poll before and after,
     /// as libzmq requires for that edge-triggered descriptor.
     private func waitForReplies(until deadline: ContinuousClock.Instant) throws -> Bool {
-        if try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: 0)[0].contains(.readable) { return true }
+        if try ZMQPoller.isReadable(socket, waitingMilliseconds: 0) { return true }
         let remaining = deadline - .now
         guard remaining > .zero else { return false }
         if descriptor >= 0, descriptor < 1024 {  // FD_SETSIZE
@@ -315,6 +315,6 @@ final class IntentDriver {
         } else {
             _ = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: Int(remaining.asMilliseconds.rounded(.up)))
         }
-        return try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: 0)[0].contains(.readable)
+        return try ZMQPoller.isReadable(socket, waitingMilliseconds: 0)
     }
 }

@@ -85,8 +85,7 @@ final class TimelineListener: Sendable {
 
         var received: [(frames: [Data], at: ContinuousClock.Instant)] = []
         while !stopSignal.isRequested {
-            let ready = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: 50)
-            guard ready[0].contains(.readable) else { continue }
+            guard try ZMQPoller.isReadable(socket, waitingMilliseconds: 50) else { continue }
             // Timestamp every event as it is taken off the socket; read after the batch, only the
             // fields the load test needs (a full decode would take the cores it is measuring).
             received.removeAll(keepingCapacity: true)

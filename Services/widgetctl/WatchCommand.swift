@@ -37,8 +37,9 @@ struct WatchCommand: ParsableCommand {
         while count.map({ printed < $0 }) ?? true {
             let wait = deadline.map { Int(max(0, $0.timeIntervalSinceNow) * 1000) } ?? 1_000
             if let deadline, Date() >= deadline { break }
-            let ready = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: min(wait, 1_000))
-            guard ready[0].contains(.readable), let frames = try socket.receiveMessage(), frames.count == 2 else { continue }
+            guard try ZMQPoller.isReadable(socket, waitingMilliseconds: min(wait, 1_000)), let frames = try socket.receiveMessage(),
+                frames.count == 2
+            else { continue }
             let topicText = String(decoding: frames[0], as: UTF8.self)
             if topicText == Topic.heartbeat, !heartbeats { continue }
             printLine(String(decoding: frames[1], as: UTF8.self))

@@ -13,6 +13,13 @@ public struct ZMQPollEvents: OptionSet, Sendable, Hashable {
     public static let error = ZMQPollEvents(rawValue: Int16(ZMQ_POLLERR))
 }
 
+/// What ``ZMQPoller`` can wait on: a libzmq socket, or a plain file descriptor (a pipe another
+/// thread writes to when it hands the polling thread work).
+public enum ZMQPollTarget {
+    case socket(ZMQSocket)
+    case fileDescriptor(Int32)
+}
+
 /// Waits on several sockets at once, e.g. a service's request socket and a control socket.
 ///
 /// All the sockets must belong to the calling thread, and `poll` blocks that thread, so it
@@ -29,18 +36,36 @@ public enum ZMQPoller {
         _ sockets: [(socket: ZMQSocket, events: ZMQPollEvents)],
         timeoutMilliseconds: Int
     ) throws(ZMQError) -> [ZMQPollEvents] {
+        try poll(targets: sockets.map { (.socket($0.socket), $0.events) }, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Whether `socket` has a message to receive, waiting up to `waitingMilliseconds` for one:
+    /// the wait of a client that has one socket to read.
+    public static func isReadable(_ socket: ZMQSocket, waitingMilliseconds: Int) throws(ZMQError) -> Bool {
+        try poll([(socket, .readable)], timeoutMilliseconds: waitingMilliseconds).allSatisfy { $0.contains(.readable) }
+    }
+
+    /// ``poll(_:timeoutMilliseconds:)`` over sockets and file descriptors alike.
+    public static func poll(
+        targets: [(target: ZMQPollTarget, events: ZMQPollEvents)],
+        timeoutMilliseconds: Int
+    ) throws(ZMQError) -> [ZMQPollEvents] {
         var items: [zmq_pollitem_t] = []
-        items.reserveCapacity(sockets.count)
-        for entry in sockets {
-            let handle = try entry.socket.liveHandle("zmq_poll")
-            items.append(zmq_pollitem_t(socket: handle, fd: -1, events: entry.events.rawValue, revents: 0))
+        items.reserveCapacity(targets.count)
+        for entry in targets {
+            switch entry.target {
+            case .socket(let socket):
+                items.append(zmq_pollitem_t(socket: try socket.liveHandle("zmq_poll"), fd: -1, events: entry.events.rawValue, revents: 0))
+            case .fileDescriptor(let descriptor):
+                items.append(zmq_pollitem_t(socket: nil, fd: descriptor, events: entry.events.rawValue, revents: 0))
+            }
         }
-        let rc = withExtendedLifetime(sockets) {
+        let rc = withExtendedLifetime(targets) {
             zmq_poll(&items, Int32(items.count), timeoutMilliseconds)
         }
         if rc < 0 {
             let code = zmq_errno()
-            if code == EINTR { return Array(repeating: [], count: sockets.count) }
+            if code == EINTR { return Array(repeating: [], count: targets.count) }
             throw ZMQError(errno: code, operation: "zmq_poll")
         }
         return items.map { ZMQPollEvents(rawValue: $0.revents) }

@@ -235,8 +235,7 @@ final class EventSubscriber {
         var events: [(topic: String, body: Body)] = []
         let deadline = Date().addingTimeInterval(timeout)
         while events.count < count, Date() < deadline {
-            let ready = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: 100)
-            guard ready[0].contains(.readable), let frames = try socket.receiveMessage(), frames.count == 2,
+            guard try ZMQPoller.isReadable(socket, waitingMilliseconds: 100), let frames = try socket.receiveMessage(), frames.count == 2,
                 (try codec.decode(EnvelopeHeader.self, from: frames[1])).type == type.rawValue
             else { continue }
             events.append((String(decoding: frames[0], as: UTF8.self), try codec.decode(Envelope<Body>.self, from: frames[1]).body))

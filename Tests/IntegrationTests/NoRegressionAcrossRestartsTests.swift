@@ -175,8 +175,8 @@ final class VersionWatcher: Sendable {
             else { return }
             defer { subscriber.close() }
             while !stopSignal.isRequested {
-                guard let ready = try? ZMQPoller.poll([(subscriber, .readable)], timeoutMilliseconds: 20) else { break }
-                if ready[0].contains(.readable) {
+                guard let readable = try? ZMQPoller.isReadable(subscriber, waitingMilliseconds: 20) else { break }
+                if readable {
                     while let frames = try? subscriber.receiveMessage(dontWait: true), let payload = frames.last {
                         guard let timeline = JSONFieldScanner(payload).object("body")?.object("timeline"),
                             let shown = Self.versions(of: timeline)

@@ -433,7 +433,7 @@ final class FakeStateOwner: Sendable {
                     let heartbeat = Envelope(
                         type: MessageType.heartbeat.rawValue, body: HeartbeatBody(publisher: "fake-owner", epoch: snapshot.epoch, sequence: snapshot.sequence))
                     try events.send([Data(Topic.heartbeat.utf8), try codec.encode(heartbeat)])
-                    guard try ZMQPoller.poll([(requests, .readable)], timeoutMilliseconds: 100)[0].contains(.readable),
+                    guard try ZMQPoller.isReadable(requests, waitingMilliseconds: 100),
                         let frames = try requests.receiveMessage()
                     else { continue }
                     let message = RoutedMessage(frames: frames)

@@ -441,8 +441,7 @@ final class SyncEventSubscriber {
     func next(timeout: Double) throws -> Envelope<SyncCompletedBody>? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let ready = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: 100)
-            if ready[0].contains(.readable), let frames = try socket.receiveMessage(), frames.count == 2 {
+            if try ZMQPoller.isReadable(socket, waitingMilliseconds: 100), let frames = try socket.receiveMessage(), frames.count == 2 {
                 return try codec.decode(Envelope<SyncCompletedBody>.self, from: frames[1])
             }
         }

@@ -28,6 +28,23 @@ struct PollerTests {
         #expect(try ZMQPoller.poll([(busy, .readable)], timeoutMilliseconds: 0) == [[]])
     }
 
+    @Test func aFileDescriptorIsPolledBesideSockets() throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        let idle = try fixture.socket(.pull)
+        _ = try fixture.bind(idle, over: .inproc)
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { for end in ends { close(end) } }
+        let targets: [(target: ZMQPollTarget, events: ZMQPollEvents)] = [(.socket(idle), .readable), (.fileDescriptor(ends[0]), .readable)]
+
+        #expect(try ZMQPoller.poll(targets: targets, timeoutMilliseconds: 0) == [[], []])
+        var byte: UInt8 = 1
+        #expect(write(ends[1], &byte, 1) == 1)
+        #expect(try ZMQPoller.poll(targets: targets, timeoutMilliseconds: 5_000) == [[], .readable])
+        #expect(try !ZMQPoller.isReadable(idle, waitingMilliseconds: 0))
+    }
+
     @Test func timeoutIsRespected() throws {
         let fixture = try Fixture()
         defer { fixture.tearDown() }

@@ -43,8 +43,7 @@ public final class PipelinedClient {
                 try socket.send([Data(), try payload(sent)])  // the empty frame makes a ROUTER see a REQ peer
                 sent += 1
             }
-            let ready = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: timeoutMilliseconds)
-            if ready[0].contains(.readable) {
+            if try ZMQPoller.isReadable(socket, waitingMilliseconds: timeoutMilliseconds) {
                 while let frames = try socket.receiveMessage(dontWait: true) {
                     received += 1
                     lastReply = .now

@@ -39,8 +39,9 @@ public final class RequestClient {
         for _ in 0..<attempts {
             let socket = try connectedSocket()
             try socket.send(payload)
-            let ready = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: timeoutMilliseconds)
-            if ready[0].contains(.readable), let frames = try socket.receiveMessage(), let reply = frames.last {
+            if try ZMQPoller.isReadable(socket, waitingMilliseconds: timeoutMilliseconds), let frames = try socket.receiveMessage(),
+                let reply = frames.last
+            {
                 return reply
             }
             socket.close()
