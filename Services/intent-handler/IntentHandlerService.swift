@@ -5,9 +5,9 @@ import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
 
-/// The single writer of widget state. One dedicated thread owns its three sockets: intents
-/// (ROUTER), snapshots (ROUTER) and state events (PUB); serving snapshots on the same thread as
-/// commits keeps every snapshot consistent with the sequence it reports.
+/// The single writer of widget state. Its ``Bus`` answers intents and snapshot requests and
+/// publishes state events on one thread: serving snapshots on the same thread as commits keeps
+/// every snapshot consistent with the sequence it reports.
 struct IntentHandlerService: Service {
     struct Configuration: Sendable {
         var intentsEndpoint: String
@@ -27,12 +27,12 @@ struct IntentHandlerService: Service {
         }
     }
 
-    /// Upper bound on how long a stop request waits for the loop to notice it.
-    static let pollIntervalMilliseconds = 100
     /// Requests taken from a socket at once and committed together (group commit): large enough
     /// that a burst costs few commits, small enough that the first reply of a burst is not held
     /// back long by the ones after it.
     static let drainBatch = 64
+    /// How often replies kept for retries are pruned once older than ``WidgetStateStore/replyRetention``.
+    static let pruneInterval: TimeInterval = 3600
 
     let configuration: Configuration
     let logger: Logger
@@ -44,77 +44,37 @@ struct IntentHandlerService: Service {
     }
 
     private func serve(until stop: StopSignal) throws {
-        let codec = WireCodec()
-        let store = try WidgetStateStore(path: configuration.databasePath, codec: codec)
-        let pruned = try store.pruneHandledRequests(olderThan: Date().addingTimeInterval(-WidgetStateStore.replyRetention))
-        var nextPrune = Date().addingTimeInterval(3600)
+        let bus = try Bus()
+        defer { bus.close() }
+        let store = try WidgetStateStore(path: configuration.databasePath, codec: bus.codec)
+        let pruned = try store.pruneHandledRequests(olderThan: bus.clock.now.addingTimeInterval(-WidgetStateStore.replyRetention))
+        bus.every(Self.pruneInterval) { now in
+            _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-WidgetStateStore.replyRetention))
+        }
         let processor = try IntentProcessor(
-            store: store, codec: codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity)
-
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let intents = try Self.boundRouter(context, configuration.intentsEndpoint)
-        defer { intents.close() }
-        let snapshots = try Self.boundRouter(context, configuration.snapshotEndpoint)
-        defer { snapshots.close() }
-        let sequence = processor.lastSequence
-        let publisher = try EventPublisher(
-            name: "intent-handler", epoch: processor.epoch, context: context, bindTo: configuration.stateEventsEndpoint, lastSequence: sequence, codec: codec)
-        defer { publisher.close() }
+            store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity)
+        let publisher = try bus.publisher(
+            name: "intent-handler", epoch: processor.epoch, at: configuration.stateEventsEndpoint, lastSequence: processor.lastSequence)
+        for (endpoint, role) in [(configuration.intentsEndpoint, IntentProcessor.Endpoint.intents), (configuration.snapshotEndpoint, .snapshot)] {
+            try bus.replies(at: endpoint, batch: Self.drainBatch) { messages in
+                let outcomes = processor.process(messages, on: role)
+                for event in outcomes.compactMap(\.event) {
+                    try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
+                }
+                return outcomes.map(\.reply)
+            }
+        }
 
         logger.info(
             "intent-handler ready",
             metadata: [
                 "intents": "\(configuration.intentsEndpoint)", "events": "\(configuration.stateEventsEndpoint)",
                 "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
-                "epoch": "\(processor.epoch)", "sequence": "\(sequence)", "prunedReplies": "\(pruned)", "stateCapacity": "\(configuration.stateCapacity)",
+                "epoch": "\(processor.epoch)", "sequence": "\(processor.lastSequence)", "prunedReplies": "\(pruned)",
+                "stateCapacity": "\(configuration.stateCapacity)",
             ])
-
-        while !stop.isRequested {
-            let untilHeartbeat = try publisher.heartbeatIfDue()
-            let ready = try ZMQPoller.poll(
-                [(intents, .readable), (snapshots, .readable)],
-                timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds))
-            if ready[0].contains(.readable) {
-                try drain(intents, as: .intents, processor: processor, publisher: publisher, stop: stop)
-            }
-            if ready[1].contains(.readable) {
-                try drain(snapshots, as: .snapshot, processor: processor, publisher: publisher, stop: stop)
-            }
-            if Date() >= nextPrune {
-                _ = try store.pruneHandledRequests(olderThan: Date().addingTimeInterval(-WidgetStateStore.replyRetention))
-                nextPrune = Date().addingTimeInterval(3600)
-            }
-        }
+        try bus.run(until: stop)
         logger.info("intent-handler stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
-    }
-
-    /// Handles the queued requests, up to ``drainBatch`` messages: commits them together, then
-    /// replies and publishes in order.
-    private func drain(
-        _ socket: ZMQSocket, as endpoint: IntentProcessor.Endpoint, processor: IntentProcessor,
-        publisher: EventPublisher, stop: StopSignal
-    ) throws {
-        var messages: [RoutedMessage] = []
-        for _ in 0..<Self.drainBatch where !stop.isRequested {
-            guard let frames = try socket.receiveMessage(dontWait: true) else { break }
-            messages.append(RoutedMessage(frames: frames))
-        }
-        guard !messages.isEmpty else { return }
-        for (message, outcome) in zip(messages, processor.process(messages, on: endpoint)) {
-            try socket.send(message.reply(outcome.reply), dontWait: true)
-            if let event = outcome.event {
-                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
-            }
-        }
-    }
-
-    static func boundRouter(_ context: ZMQContext, _ endpoint: String) throws -> ZMQSocket {
-        let socket = try ZMQSocket(context: context, type: .router)
-        try socket.setLinger(milliseconds: 500)
-        try socket.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try socket.bind(BusEndpoint.bindAddress(for: endpoint))
-        return socket
     }
 }
 

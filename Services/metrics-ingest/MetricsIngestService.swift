@@ -30,10 +30,7 @@ struct MetricsIngestService: Service {
         }
     }
 
-    /// Upper bound on how long a stop request waits for the loop to notice it.
-    static let pollIntervalMilliseconds = 100
-    /// Messages taken from a socket before the loop looks at the others again; the pushed ones
-    /// taken together are committed in one transaction (group commit).
+    /// Pushed messages taken at once and committed in one transaction (group commit).
     static let drainBatch = 64
     /// How long pushed samples wait at start for the users' zones (intent-handler's first
     /// snapshot); past this they are taken, and users without a known zone count in UTC.
@@ -50,35 +47,36 @@ struct MetricsIngestService: Service {
     }
 
     private func serve(until stop: StopSignal) throws {
-        let codec = WireCodec()
-        let store = try MetricsStore(path: configuration.databasePath, codec: codec)
-        let ingestor = try MetricsIngestor(store: store, codec: codec, epoch: PublisherEpoch.random(), logger: logger)
+        let bus = try Bus()
+        defer { bus.close() }
+        let store = try MetricsStore(path: configuration.databasePath, codec: bus.codec)
+        let ingestor = try MetricsIngestor(store: store, codec: bus.codec, epoch: PublisherEpoch.random(), logger: logger)
         let pruned = try ingestor.prune()
-        var nextPrune = Date().addingTimeInterval(Self.pruneInterval)
-        let responder = MetricsQueryResponder(ingestor: ingestor, codec: codec)
-
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let samples = try ZMQSocket(context: context, type: .pull)
-        defer { samples.close() }
-        try samples.setLinger(milliseconds: 0)
-        try samples.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try samples.bind(BusEndpoint.bindAddress(for: configuration.metricsEndpoint))
-        let requests = try ZMQSocket(context: context, type: .router)
-        defer { requests.close() }
-        try requests.setLinger(milliseconds: 500)
-        try requests.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try requests.bind(BusEndpoint.bindAddress(for: configuration.snapshotEndpoint))
-        let publisher = try EventPublisher(
-            name: "metrics-ingest", epoch: ingestor.epoch, context: context, bindTo: configuration.eventsEndpoint, lastSequence: ingestor.sequence,
-            codec: codec)
-        defer { publisher.close() }
+        bus.every(Self.pruneInterval) { _ in _ = try ingestor.prune() }
+        let responder = MetricsQueryResponder(ingestor: ingestor, codec: bus.codec)
+        let publisher = try bus.publisher(
+            name: "metrics-ingest", epoch: ingestor.epoch, at: configuration.eventsEndpoint, lastSequence: ingestor.sequence)
         let zones = try StateReplica(
-            context: context, eventsEndpoint: configuration.stateEventsEndpoint,
-            snapshotEndpoint: configuration.stateSnapshotEndpoint, holdsStates: false, codec: codec, logger: logger)
-        defer { zones.close() }
-        let zoneDeadline = Date().addingTimeInterval(Self.zoneWait)
+            bus: bus, eventsEndpoint: configuration.stateEventsEndpoint, snapshotEndpoint: configuration.stateSnapshotEndpoint,
+            holdsStates: false, logger: logger)
+        try bus.requests(at: configuration.snapshotEndpoint, as: MetricsRequest.self) { request, _ in
+            try responder.reply(to: request)
+        }
+        // Samples wait in the socket until the zones are known, or for at most `zoneWait`.
+        let zoneDeadline = bus.clock.now.addingTimeInterval(Self.zoneWait)
         var ingesting = false
+        func startIngesting(now: Date) {
+            guard !ingesting, zones.snapshotCount > 0 || now >= zoneDeadline else { return }
+            ingesting = true
+            logger.info("taking samples", metadata: ["zonesSynced": "\(zones.snapshotCount > 0)"])
+        }
+        bus.afterMessages(startIngesting(now:))
+        bus.timer(dueAt: { ingesting ? nil : zoneDeadline }, startIngesting(now:))
+        try bus.pull(at: configuration.metricsEndpoint, batch: Self.drainBatch, while: { ingesting }) { pushed in
+            for event in ingestor.ingest(pushed, timeZone: zones.timeZone(user:)) {
+                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
+            }
+        }
 
         logger.info(
             "metrics-ingest ready",
@@ -87,39 +85,7 @@ struct MetricsIngestService: Service {
                 "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
                 "epoch": "\(ingestor.epoch)", "sequence": "\(ingestor.sequence)", "users": "\(ingestor.records.count)", "prunedSampleKeys": "\(pruned)",
             ])
-
-        while !stop.isRequested {
-            if !ingesting, zones.snapshotCount > 0 || Date() >= zoneDeadline {
-                ingesting = true
-                logger.info("taking samples", metadata: ["zonesSynced": "\(zones.snapshotCount > 0)"])
-            }
-            let untilHeartbeat = try publisher.heartbeatIfDue()
-            let ready = try ZMQPoller.poll(
-                [(samples, ingesting ? .readable : []), (requests, .readable)] + zones.pollItems,
-                timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds))
-            _ = try zones.handle(ready: ready[2...])
-            if ready[0].contains(.readable) {
-                var pushed: [[Data]] = []
-                for _ in 0..<Self.drainBatch where !stop.isRequested {
-                    guard let frames = try samples.receiveMessage(dontWait: true) else { break }
-                    pushed.append(frames)
-                }
-                for event in ingestor.ingest(pushed, timeZone: zones.timeZone(user:)) {
-                    try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
-                }
-            }
-            if ready[1].contains(.readable) {
-                for _ in 0..<Self.drainBatch where !stop.isRequested {
-                    guard let frames = try requests.receiveMessage(dontWait: true) else { break }
-                    let message = RoutedMessage(frames: frames)
-                    try requests.send(message.reply(responder.reply(to: message)), dontWait: true)
-                }
-            }
-            if Date() >= nextPrune {
-                _ = try ingestor.prune()
-                nextPrune = Date().addingTimeInterval(Self.pruneInterval)
-            }
-        }
+        try bus.run(until: stop)
         logger.info("metrics-ingest stopping", metadata: ["sequence": "\(ingestor.sequence)"])
     }
 }

@@ -9,32 +9,23 @@ struct MetricsQueryResponder {
     let ingestor: MetricsIngestor
     let codec: WireCodec
 
-    func reply(to message: RoutedMessage) -> Data {
-        let request: MetricsRequest
-        switch message.request(codec: codec, MetricsRequest.decode) {
-        case .success(let decoded): request = decoded
-        case .failure(let refused): return refused.reply
-        }
-        do {
-            switch request.body {
-            case .ping:
-                return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
-            case .status:
-                return try codec.reply(to: request.id, user: request.user, type: .metricsStatusReply, body: ingestor.status)
-            case .snapshot(let prefix):
-                let aggregates = ingestor.records.values
-                    .filter { Topic.metrics(user: $0.user).hasPrefix(prefix) }
-                    .sorted { $0.user < $1.user }
-                return try codec.reply(
-                    to: request.id, user: nil, type: .metricsSnapshotReply,
-                    body: MetricsSnapshotBody(epoch: ingestor.epoch, sequence: ingestor.sequence, aggregates: aggregates))
-            case .notServed:
-                return codec.errorReply(
-                    to: request.id, user: request.user, code: .unknownType,
-                    message: "\(request.type.rawValue) is not served by metrics-ingest")
-            }
-        } catch {
-            return codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)")
+    func reply(to request: MetricsRequest) throws -> Data {
+        switch request.body {
+        case .ping:
+            return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
+        case .status:
+            return try codec.reply(to: request.id, user: request.user, type: .metricsStatusReply, body: ingestor.status)
+        case .snapshot(let prefix):
+            let aggregates = ingestor.records.values
+                .filter { Topic.metrics(user: $0.user).hasPrefix(prefix) }
+                .sorted { $0.user < $1.user }
+            return try codec.reply(
+                to: request.id, user: nil, type: .metricsSnapshotReply,
+                body: MetricsSnapshotBody(epoch: ingestor.epoch, sequence: ingestor.sequence, aggregates: aggregates))
+        case .notServed:
+            return codec.errorReply(
+                to: request.id, user: request.user, code: .unknownType,
+                message: "\(request.type.rawValue) is not served by metrics-ingest")
         }
     }
 }

@@ -66,9 +66,9 @@ final class SnapshotFiles {
         retries.takeDue(now: now)
     }
 
-    /// How long until the next retry is due; nil when none is scheduled.
-    func timeUntilNextRetry(now: Date = Date()) -> Duration? {
-        retries.timeUntilNextDue(now: now)
+    /// When the next retry is due; nil when none is scheduled.
+    var nextRetry: Date? {
+        retries.nextDue
     }
 
     /// Writes the waiting snapshot of each of `paths`, as one durable batch

@@ -29,8 +29,6 @@ struct SnapshotWriterService: Service {
         }
     }
 
-    /// Upper bound on how long a stop request waits for the loop to notice it.
-    static let pollInterval = Duration.milliseconds(100)
     /// Files written per turn of the loop, so a large catch-up still lets it read events and stop.
     static let writeBatch = 256
     /// The grid writes fall due on: files first changed within the same 10 ms are written as one
@@ -47,17 +45,41 @@ struct SnapshotWriterService: Service {
     }
 
     private func serve(until stop: StopSignal) throws {
-        let codec = WireCodec()
-        let files = try SnapshotFiles(root: configuration.snapshotDirectory, codec: codec, logger: logger)
-        let context = try ZMQContext()
-        defer { context.terminate() }
+        let bus = try Bus()
+        defer { bus.close() }
+        let files = try SnapshotFiles(root: configuration.snapshotDirectory, codec: bus.codec, logger: logger)
+        var received: [WidgetSnapshot] = []
         let timelines = try SequencedReplica(
-            PublishedTimelines(), context: context, eventsEndpoint: configuration.timelineEventsEndpoint,
-            snapshotEndpoint: configuration.timelinesEndpoint, codec: codec, logger: logger)
-        defer { timelines.close() }
+            PublishedTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
+            snapshotEndpoint: configuration.timelinesEndpoint, logger: logger
+        ) { received += $0 }
+        // Writes wait on the monotonic clock: a wall-clock step must not hold them back.
         var schedule = CoalescingSchedule<SnapshotPath>(delay: configuration.coalesceDelay, granularity: Self.writeGranularity)
         let clock = ContinuousClock()
-        var nextDiskCheck = clock.now + configuration.diskCheckInterval
+        let wallClock = bus.clock
+        var syncedBefore = 0
+
+        // After a re-sync every file is read again: one changed while nothing was following is caught.
+        bus.afterMessages { now in
+            let readingDisk = timelines.snapshotCount != syncedBefore
+            syncedBefore = timelines.snapshotCount
+            for path in files.take(received, readingDisk: readingDisk, now: now) { schedule.add(path, now: clock.now) }
+            received.removeAll()
+        }
+        bus.timer(dueAt: { schedule.timeUntilNextDue(now: clock.now).map { wallClock.now + $0.asSeconds } }) { now in
+            files.write(schedule.takeDue(now: clock.now, limit: Self.writeBatch), now: now)
+        }
+        bus.timer(dueAt: { files.nextRetry }) { now in
+            for path in files.retriesDue(now: now) { schedule.add(path, now: clock.now) }
+        }
+        bus.every(configuration.diskCheckInterval.asSeconds) { _ in
+            if files.anyDiffersFromDisk(timelines.model.latest) {
+                try timelines.resync(reason: "a snapshot file differs from the disk")
+            }
+        }
+        bus.onStop { now in
+            files.write(schedule.takeAll(), now: now)  // nothing coalesced is lost on stop
+        }
 
         logger.info(
             "snapshot-writer ready",
@@ -66,26 +88,7 @@ struct SnapshotWriterService: Service {
                 "diskCheckInterval": "\(configuration.diskCheckInterval)",
                 "timelineEvents": "\(configuration.timelineEventsEndpoint)", "timelines": "\(configuration.timelinesEndpoint)",
             ])
-
-        while !stop.isRequested {
-            let wait = [schedule.timeUntilNextDue(now: clock.now), files.timeUntilNextRetry()].compactMap { $0 }
-                .reduce(Self.pollInterval, min)
-            let ready = try ZMQPoller.poll(timelines.pollItems, timeoutMilliseconds: Int(wait.millisecondsRoundedUp))
-            let syncedBefore = timelines.snapshotCount
-            let received = try timelines.handle(ready: ready[...])
-            let now = clock.now
-            for path in files.take(received, readingDisk: timelines.snapshotCount != syncedBefore) + files.retriesDue() {
-                schedule.add(path, now: now)
-            }
-            if now >= nextDiskCheck {
-                nextDiskCheck = now + configuration.diskCheckInterval
-                if files.anyDiffersFromDisk(timelines.model.latest) {
-                    try timelines.resync(reason: "a snapshot file differs from the disk")
-                }
-            }
-            files.write(schedule.takeDue(now: now, limit: Self.writeBatch))
-        }
-        files.write(schedule.takeAll())  // nothing coalesced is lost on stop
+        try bus.run(until: stop)
         logger.info(
             "snapshot-writer stopping",
             metadata: ["written": "\(files.writeCount)", "epoch": "\(timelines.epoch ?? "-")", "sequence": "\(timelines.sequence)"])

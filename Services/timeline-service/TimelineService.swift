@@ -31,8 +31,6 @@ struct TimelineService: Service {
         }
     }
 
-    static let pollIntervalMilliseconds = 100
-    static let drainBatch = 256
     /// The soonest a timeline is published again for time alone: one that runs out the moment it
     /// is built would otherwise be published on every turn.
     static let minimumRefresh: TimeInterval = 1
@@ -47,24 +45,36 @@ struct TimelineService: Service {
     }
 
     private func serve(until stop: StopSignal) throws {
-        let codec = WireCodec()
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let requests = try ZMQSocket(context: context, type: .router)
-        defer { requests.close() }
-        try requests.setLinger(milliseconds: 500)
-        try requests.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try requests.bind(BusEndpoint.bindAddress(for: configuration.timelinesEndpoint))
-        let publisher = try EventPublisher(
-            name: "timeline-service", epoch: PublisherEpoch.random(), context: context, bindTo: configuration.timelineEventsEndpoint, lastSequence: 0, codec: codec)
-        defer { publisher.close() }
+        let bus = try Bus()
+        defer { bus.close() }
         let replicas = try WidgetReplicas(
-            context: context, stateEventsEndpoint: configuration.stateEventsEndpoint,
+            bus: bus, stateEventsEndpoint: configuration.stateEventsEndpoint,
             stateSnapshotEndpoint: configuration.snapshotEndpoint, metricsEventsEndpoint: configuration.metricsEventsEndpoint,
-            metricsSnapshotEndpoint: configuration.metricsSnapshotEndpoint, codec: codec, logger: logger)
-        defer { replicas.close() }
-        let builder = TimelineResponder(replicas: replicas, codec: codec, epoch: publisher.epoch)
+            metricsSnapshotEndpoint: configuration.metricsSnapshotEndpoint, logger: logger)
+        let publisher = try bus.publisher(
+            name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0)
+        let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
+        try bus.requests(at: configuration.timelinesEndpoint, as: Request.self) { request, _ in
+            try builder.reply(to: request, lastSequence: publisher.lastSequence)
+        }
         var refreshes = RefreshSchedule<WidgetReplicas.Widget>()
+        func publish(_ widgets: [(widget: WidgetReplicas.Widget, causedBy: String?)], now: Date) throws {
+            for event in try builder.timelineEvents(for: widgets, firstSequence: publisher.lastSequence + 1, now: now) {
+                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
+                if let validUntil = event.validUntil {
+                    refreshes.schedule(event.widget, at: max(validUntil, now.addingTimeInterval(Self.minimumRefresh)))
+                }
+            }
+        }
+        bus.afterMessages { now in
+            try publish(replicas.takeChanges(), now: now)
+        }
+        // A widget published again since it was scheduled has a later date: only those that
+        // really ran out come due.
+        bus.timer(dueAt: { refreshes.nextDue }) { now in
+            try publish(
+                refreshes.takeDue(now: now).filter { replicas.hasContent(user: $0.user, kind: $0.kind) }.map { ($0, nil) }, now: now)
+        }
 
         logger.info(
             "timeline-service ready",
@@ -73,80 +83,42 @@ struct TimelineService: Service {
                 "stateEvents": "\(configuration.stateEventsEndpoint)", "snapshot": "\(configuration.snapshotEndpoint)",
                 "metricsEvents": "\(configuration.metricsEventsEndpoint)", "metricsSnapshot": "\(configuration.metricsSnapshotEndpoint)",
             ])
-
-        while !stop.isRequested {
-            let untilHeartbeat = try publisher.heartbeatIfDue()
-            let untilRefresh = refreshes.timeUntilNextDue(now: Date()).map { Int($0.millisecondsRoundedUp) } ?? .max
-            let ready = try ZMQPoller.poll(
-                [(requests, .readable)] + replicas.pollItems,
-                timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds, untilRefresh))
-            let now = Date()
-            let changed = try replicas.handle(ready: ready[1...], now: now)
-            let alreadyChanged = Set(changed.map(\.widget))
-            let ranOut = refreshes.takeDue(now: now).filter {
-                !alreadyChanged.contains($0) && replicas.hasContent(user: $0.user, kind: $0.kind)
-            }
-            for event in try builder.timelineEvents(
-                for: changed + ranOut.map { ($0, nil) }, firstSequence: publisher.lastSequence + 1, now: now)
-            {
-                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
-                if let validUntil = event.validUntil {
-                    refreshes.schedule(event.widget, at: max(validUntil, now.addingTimeInterval(Self.minimumRefresh)))
-                }
-            }
-            if ready[0].contains(.readable) {
-                for _ in 0..<Self.drainBatch where !stop.isRequested {
-                    guard let frames = try requests.receiveMessage(dontWait: true) else { break }
-                    let message = RoutedMessage(frames: frames)
-                    try requests.send(message.reply(builder.reply(to: message, lastSequence: publisher.lastSequence)), dontWait: true)
-                }
-            }
-        }
+        try bus.run(until: stop)
         logger.info("timeline-service stopping")
     }
 }
 
-/// Builds timeline replies and events from the replicas. Separate from the loop so the loop
-/// only moves frames.
+/// Builds timeline replies and events from the replicas; the service only wires it to the bus.
 struct TimelineResponder {
     let replicas: WidgetReplicas
     let codec: WireCodec
     /// The publisher's epoch, carried by its events and timeline snapshots.
     let epoch: String
 
-    /// The reply to `message`; `lastSequence` is the publisher's, which a timeline snapshot reflects.
-    func reply(to message: RoutedMessage, lastSequence: UInt64) -> Data {
-        let request: Request
-        switch message.request(codec: codec, Request.decode) {
-        case .success(let decoded): request = decoded
-        case .failure(let refused): return refused.reply
-        }
-        do {
-            switch request.body {
-            case .ping:
-                return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
-            case .timeline(let kind):
-                guard replicas.isReady(kind) else {
-                    let owners = kind.showsMetrics ? "intent-handler and metrics-ingest" : "intent-handler"
-                    return codec.errorReply(
-                        to: request.id, user: request.user, code: .unavailable,
-                        message: "timeline-service has not synced with \(owners) yet; retry shortly")
-                }
-                let user = request.user!
-                return try codec.reply(
-                    to: request.id, user: user, type: .timelineReply, body: replicas.timeline(kind: kind, user: user))
-            case .snapshot(let prefix):
-                let widgets = replicas.allWidgets.filter { Topic.timeline(kind: $0.kind, user: $0.user).hasPrefix(prefix) }
-                let body = TimelineSnapshotBody(
-                    epoch: epoch, sequence: lastSequence, timelines: widgets.map { replicas.timeline(kind: $0.kind, user: $0.user) })
-                return try codec.reply(to: request.id, user: nil, type: .timelineSnapshotReply, body: body)
-            case .intent, .setTimeZone, .appForeground, .pendingRecords, .pendingUsers, .acknowledgeRecords, .sync, .syncStatus:
+    /// The reply to `request`; `lastSequence` is the publisher's, which a timeline snapshot reflects.
+    func reply(to request: Request, lastSequence: UInt64) throws -> Data {
+        switch request.body {
+        case .ping:
+            return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
+        case .timeline(let kind):
+            guard replicas.isReady(kind) else {
+                let owners = kind.showsMetrics ? "intent-handler and metrics-ingest" : "intent-handler"
                 return codec.errorReply(
-                    to: request.id, user: request.user, code: .unknownType,
-                    message: "\(request.type.rawValue) is not served by timeline-service")
+                    to: request.id, user: request.user, code: .unavailable,
+                    message: "timeline-service has not synced with \(owners) yet; retry shortly")
             }
-        } catch {
-            return codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)")
+            let user = request.user!
+            return try codec.reply(
+                to: request.id, user: user, type: .timelineReply, body: replicas.timeline(kind: kind, user: user))
+        case .snapshot(let prefix):
+            let widgets = replicas.allWidgets.filter { Topic.timeline(kind: $0.kind, user: $0.user).hasPrefix(prefix) }
+            let body = TimelineSnapshotBody(
+                epoch: epoch, sequence: lastSequence, timelines: widgets.map { replicas.timeline(kind: $0.kind, user: $0.user) })
+            return try codec.reply(to: request.id, user: nil, type: .timelineSnapshotReply, body: body)
+        case .intent, .setTimeZone, .appForeground, .pendingRecords, .pendingUsers, .acknowledgeRecords, .sync, .syncStatus:
+            return codec.errorReply(
+                to: request.id, user: request.user, code: .unknownType,
+                message: "\(request.type.rawValue) is not served by timeline-service")
         }
     }
 

@@ -105,7 +105,7 @@ private struct LenientSample: Decodable {
 // MARK: - Requests to WIDGETBUS_METRICS_SNAPSHOT
 
 /// A request to metrics-ingest's ROUTER, decoded and validated like any request (same codes).
-public struct MetricsRequest: Sendable, Equatable {
+public struct MetricsRequest: DecodedRequest, Equatable {
     public var id: String
     public var type: MessageType
     public var user: String?

@@ -1,9 +1,20 @@
 import Foundation
 import WidgetDomain
 
+/// A request as one endpoint reads it: decoded and validated in the order of docs/PROTOCOL.md
+/// §8, so every endpoint refuses a malformed request with the same code. What a service needs
+/// from any of them to answer it, or to answer it with an error.
+public protocol DecodedRequest: Sendable {
+    var id: String { get }
+    var type: MessageType { get }
+    var user: String? { get }
+    /// Decodes and validates one payload; the error carries the code the client sees.
+    static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> Self
+}
+
 /// A decoded, validated request. Decoding goes through the catalog in one pass: the envelope's
 /// `type` picks the body's shape.
-public struct Request: Sendable, Equatable {
+public struct Request: DecodedRequest, Equatable {
     public var id: String
     public var type: MessageType
     public var user: String?

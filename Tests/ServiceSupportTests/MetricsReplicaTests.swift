@@ -49,8 +49,8 @@ struct MetricsReplicaTests {
 
         /// Answers one pending snapshot request (waiting up to a second for it) and returns its prefix.
         func answerSnapshot(_ snapshot: MetricsSnapshotBody) throws -> String? {
-            let ready = try ZMQPoller.poll([(snapshots, .readable)], timeoutMilliseconds: 1_000)
-            guard ready[0].contains(.readable), let frames = try snapshots.receiveMessage() else { return nil }
+            guard try ZMQPoller.isReadable(snapshots, waitingMilliseconds: 1_000), let frames = try snapshots.receiveMessage()
+            else { return nil }
             let message = RoutedMessage(frames: frames)
             let request = try MetricsRequest.decode(try #require(message.payload), codec: codec)
             try snapshots.send(message.reply(try codec.reply(to: request.id, user: nil, type: .metricsSnapshotReply, body: snapshot)))
@@ -59,45 +59,40 @@ struct MetricsReplicaTests {
         }
     }
 
-    func pump(_ replica: MetricsReplica, until condition: () -> Bool) throws -> [MetricsReplica.Change] {
-        var changes: [MetricsReplica.Change] = []
-        let deadline = Date().addingTimeInterval(2)
-        while !condition(), Date() < deadline {
-            let ready = try ZMQPoller.poll(replica.pollItems, timeoutMilliseconds: 20)
-            changes += try replica.handle(ready: ready[...])
-        }
-        return changes
+    func pump(_ bus: Bus, _ log: ChangeLog<MetricsReplica.Change>, until condition: () -> Bool) throws -> [MetricsReplica.Change] {
+        try bus.pump(until: condition)
+        return log.take()
     }
 
     @Test func followsMetricsIngestThroughSnapshotsEventsAndGaps() throws {
         let owner = try ScriptedMetricsOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
+        let bus = try Bus()
+        defer { bus.close() }
+        let log = ChangeLog<MetricsReplica.Change>()
         let replica = try MetricsReplica(
-            context: context, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint,
-            codec: WireCodec(), logger: Logger(label: "test"))
-        defer { replica.close() }
+            bus: bus, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint, logger: Logger(label: "test"),
+            onChange: log.record)
 
         let ann = MetricsRecord(user: "ann", version: 2, aggregate: ScriptedMetricsOwner.aggregate(score: 20))
         #expect(try owner.answerSnapshot(MetricsSnapshotBody(epoch: owner.epoch, sequence: 2, aggregates: [ann])) == "metrics.")
-        var changes = try pump(replica) { replica.isSynced }
+        var changes = try pump(bus, log) { replica.isSynced }
         #expect(replica.sequence == 2 && replica.record(user: "ann") == ann)
         #expect(changes.map(\.user) == ["ann"] && changes[0].causedBy == nil)
 
         usleep(200_000)  // the subscription reaches the publisher
         try owner.publish(sequence: 2, user: "old", score: 1)  // already in the snapshot: ignored
         try owner.publish(sequence: 3, user: "ben", score: 55)
-        changes = try pump(replica) { replica.sequence == 3 }
+        changes = try pump(bus, log) { replica.sequence == 3 }
         #expect(changes.map(\.user) == ["ben"] && changes[0].causedBy == "push-3")
         #expect(replica.record(user: "ben")?.aggregate.latestStress?.stressLevel == 55)
         #expect(replica.record(user: "old") == nil)
 
         try owner.publish(sequence: 5, user: "cat", score: 70)  // 4 was lost
-        _ = try pump(replica) { !replica.isSynced }
+        _ = try pump(bus, log) { !replica.isSynced }
         #expect(!replica.isSynced, "a gap must trigger a re-snapshot")
         let cat = MetricsRecord(user: "cat", version: 5, aggregate: ScriptedMetricsOwner.aggregate(score: 70))
         #expect(try owner.answerSnapshot(MetricsSnapshotBody(epoch: owner.epoch, sequence: 5, aggregates: [ann, cat])) != nil)
-        changes = try pump(replica) { replica.isSynced }
+        changes = try pump(bus, log) { replica.isSynced }
         #expect(replica.sequence == 5)
         #expect(changes.map(\.user) == ["cat"], "only what differs is reported")
         #expect(replica.record(user: "ben") == nil, "what the owner no longer has is dropped")

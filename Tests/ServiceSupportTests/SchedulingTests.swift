@@ -49,13 +49,13 @@ struct RefreshScheduleTests {
         schedule.schedule("late", at: now + 3_600)
         schedule.schedule("soon", at: now + 5)
         schedule.schedule("past", at: now - 1)
-        #expect(schedule.timeUntilNextDue(now: now) == .zero)
+        #expect(schedule.nextDue == now - 1)
         #expect(schedule.takeDue(now: now) == ["past"])
-        #expect(schedule.timeUntilNextDue(now: now) == .seconds(5))
+        #expect(schedule.nextDue == now + 5)
         #expect(schedule.takeDue(now: now + 5) == ["soon"])
         #expect(schedule.count == 1)
         #expect(schedule.takeDue(now: now + 3_600) == ["late"])
-        #expect(schedule.timeUntilNextDue(now: now) == nil)
+        #expect(schedule.nextDue == nil)
     }
 
     @Test func schedulingAgainReplacesTheDate() {

@@ -56,10 +56,19 @@ struct StateReplicaTests {
             try publisher.send([Data(Topic.heartbeat.utf8), payload])
         }
 
+        /// Takes the snapshot requests that arrive within 50 ms of each other, unanswered, and counts them.
+        func takeSnapshotRequests() throws -> Int {
+            var count = 0
+            while try ZMQPoller.isReadable(snapshots, waitingMilliseconds: 50), try snapshots.receiveMessage() != nil {
+                count += 1
+            }
+            return count
+        }
+
         /// Answers one pending snapshot request (waiting up to a second for it).
         func answerSnapshot(_ snapshot: SnapshotBody) throws -> Bool {
-            let ready = try ZMQPoller.poll([(snapshots, .readable)], timeoutMilliseconds: 1_000)
-            guard ready[0].contains(.readable), let frames = try snapshots.receiveMessage() else { return false }
+            guard try ZMQPoller.isReadable(snapshots, waitingMilliseconds: 1_000), let frames = try snapshots.receiveMessage()
+            else { return false }
             let message = RoutedMessage(frames: frames)
             let request = try Request.decode(try #require(message.payload), codec: codec)
             snapshotRequests += 1
@@ -68,54 +77,57 @@ struct StateReplicaTests {
         }
     }
 
-    /// Polls the replica until `condition` holds or a second passes; returns the changes seen.
-    func pump(_ replica: StateReplica, until condition: () -> Bool) throws -> [StateReplica.Change] {
-        var changes: [StateReplica.Change] = []
-        let deadline = Date().addingTimeInterval(2)
-        while !condition(), Date() < deadline {
-            let ready = try ZMQPoller.poll(replica.pollItems, timeoutMilliseconds: 20)
-            changes += try replica.handle(ready: ready[...])
+    /// A replica on a bus of its own, and what it reported.
+    final class Follower {
+        let bus: Bus
+        let replica: StateReplica
+        let log = ChangeLog<StateReplica.Change>()
+
+        init(_ owner: ScriptedOwner, clock: any WallClock = SystemClock()) throws {
+            bus = try Bus(clock: clock)
+            let log = log
+            replica = try StateReplica(
+                bus: bus, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint, logger: Logger(label: "test"),
+                onChange: log.record)
         }
-        return changes
+
+        deinit {
+            bus.close()
+        }
     }
 
-    func makeReplica(_ owner: ScriptedOwner, context: ZMQContext) throws -> StateReplica {
-        try StateReplica(
-            context: context, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint,
-            codec: WireCodec(), logger: Logger(label: "test"))
+    /// Runs the follower's bus until `condition` holds or two seconds pass; returns the changes seen.
+    func pump(_ follower: Follower, until condition: () -> Bool) throws -> [StateReplica.Change] {
+        try follower.bus.pump(until: condition)
+        return follower.log.take()
     }
 
     /// A replica synced from `owner`'s snapshot at `sequence`, once its subscription has reached
     /// the owner's publisher.
-    func withReplicaSynced(at sequence: UInt64, states: [StateRecord], _ body: (ScriptedOwner, StateReplica) throws -> Void) throws {
+    func withReplicaSynced(at sequence: UInt64, states: [StateRecord], _ body: (ScriptedOwner, Follower) throws -> Void) throws {
         let owner = try ScriptedOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let replica = try makeReplica(owner, context: context)
-        defer { replica.close() }
+        let follower = try Follower(owner)
         #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: sequence, states: states)))
-        _ = try pump(replica) { replica.isSynced }
+        _ = try pump(follower) { follower.replica.isSynced }
         usleep(200_000)  // the subscription reaches the publisher
-        try body(owner, replica)
+        try body(owner, follower)
     }
 
     @Test func startsFromTheSnapshotAndAppliesOnlyNewerEvents() throws {
         let owner = try ScriptedOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let replica = try makeReplica(owner, context: context)
-        defer { replica.close() }
+        let follower = try Follower(owner)
+        let replica = follower.replica
 
         #expect(!replica.isSynced)
         #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 5, states: [ScriptedOwner.record("ann", version: 5)])))
-        var changes = try pump(replica) { replica.isSynced }
+        var changes = try pump(follower) { replica.isSynced }
         #expect(replica.sequence == 5)
         #expect(changes.map(\.user) == ["ann"])
 
         usleep(200_000)  // the subscription reaches the publisher
         try owner.publish(sequence: 5, user: "old")  // already in the snapshot: ignored
         try owner.publish(sequence: 6, user: "ben")
-        changes = try pump(replica) { replica.sequence == 6 }
+        changes = try pump(follower) { replica.sequence == 6 }
         #expect(changes.map(\.user) == ["ben"])
         #expect(changes.first?.causedBy == "intent-6")
         #expect(replica.record(user: "old", app: .tensionCheck) == nil)
@@ -152,15 +164,16 @@ struct StateReplicaTests {
     }
 
     @Test func aGapInSequenceNumbersTriggersAFreshSnapshot() throws {
-        try withReplicaSynced(at: 1, states: [ScriptedOwner.record("ann", version: 1)]) { owner, replica in
+        try withReplicaSynced(at: 1, states: [ScriptedOwner.record("ann", version: 1)]) { owner, follower in
+            let replica = follower.replica
 
             try owner.publish(sequence: 3, user: "cat")  // 2 was lost
-            _ = try pump(replica) { !replica.isSynced }
+            _ = try pump(follower) { !replica.isSynced }
             #expect(!replica.isSynced, "a gap must trigger a re-snapshot")
             #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 3, states: [
                 ScriptedOwner.record("ann", version: 1), ScriptedOwner.record("dan", version: 2), ScriptedOwner.record("cat", version: 3),
             ])))
-            let changes = try pump(replica) { replica.isSynced }
+            let changes = try pump(follower) { replica.isSynced }
             #expect(replica.sequence == 3)
             #expect(Set(changes.map(\.user)) == ["dan", "cat"], "only what differs is reported")
             #expect(owner.snapshotRequests == 2)
@@ -168,97 +181,90 @@ struct StateReplicaTests {
     }
 
     @Test func aHeartbeatAheadOfTheReplicaRevealsALostLastEvent() throws {
-        try withReplicaSynced(at: 4, states: []) { owner, replica in
+        try withReplicaSynced(at: 4, states: []) { owner, follower in
+            let replica = follower.replica
 
             try owner.heartbeat(sequence: 4)
-            _ = try pump(replica) { false }
+            _ = try pump(follower) { false }
             #expect(replica.isSynced, "a heartbeat at the replica's sequence changes nothing")
 
             try owner.heartbeat(sequence: 7)
-            _ = try pump(replica) { !replica.isSynced }
+            _ = try pump(follower) { !replica.isSynced }
             #expect(!replica.isSynced)
             #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 7, states: [ScriptedOwner.record("eve", version: 7)])))
-            _ = try pump(replica) { replica.isSynced }
+            _ = try pump(follower) { replica.isSynced }
             #expect(replica.record(user: "eve", app: .tensionCheck)?.version == 7)
         }
     }
 
     @Test func anEventOfAnotherEpochIsAnOwnerRestartNotTheNextEvent() throws {
-        try withReplicaSynced(at: 5, states: [ScriptedOwner.record("ann", version: 5)]) { owner, replica in
+        try withReplicaSynced(at: 5, states: [ScriptedOwner.record("ann", version: 5)]) { owner, follower in
+            let replica = follower.replica
 
             owner.epoch = "00000000000000b2"  // restarted with its sequence reset: 6 here is not the 6 that follows 5
             try owner.publish(sequence: 6, user: "ghost")
-            _ = try pump(replica) { !replica.isSynced }
+            _ = try pump(follower) { !replica.isSynced }
             #expect(!replica.isSynced, "another epoch must trigger a re-snapshot")
             #expect(replica.record(user: "ghost", app: .tensionCheck) == nil, "an event of another epoch is not applied on its own")
 
             #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 6, states: [ScriptedOwner.record("ghost", version: 6)])))
-            let changes = try pump(replica) { replica.isSynced }
+            let changes = try pump(follower) { replica.isSynced }
             #expect(replica.sequence == 6)
             #expect(changes.map(\.user).sorted() == ["ghost"])
             #expect(replica.record(user: "ann", app: .tensionCheck) == nil, "the restarted owner's snapshot is the whole truth")
 
             try owner.publish(sequence: 7, user: "ben")
-            _ = try pump(replica) { replica.sequence == 7 }
+            _ = try pump(follower) { replica.sequence == 7 }
             #expect(replica.record(user: "ben", app: .tensionCheck)?.version == 7, "the new epoch's events follow its snapshot")
         }
     }
 
     @Test func aHeartbeatOfAnotherEpochTriggersAFreshSnapshotAtTheSameSequence() throws {
-        try withReplicaSynced(at: 4, states: []) { owner, replica in
+        try withReplicaSynced(at: 4, states: []) { owner, follower in
+            let replica = follower.replica
 
             owner.epoch = "00000000000000c3"
             try owner.heartbeat(sequence: 4)
-            _ = try pump(replica) { !replica.isSynced }
+            _ = try pump(follower) { !replica.isSynced }
             #expect(!replica.isSynced, "the same sequence in another epoch is another history")
             #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: 4, states: [ScriptedOwner.record("eve", version: 4)])))
-            _ = try pump(replica) { replica.isSynced }
+            _ = try pump(follower) { replica.isSynced }
             #expect(replica.record(user: "eve", app: .tensionCheck)?.version == 4)
         }
     }
 
     @Test func anUnansweredSnapshotRequestIsRepeated() throws {
         let silent = try ScriptedOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let replica = try makeReplica(silent, context: context)
-        defer { replica.close() }
+        let clock = ManualClock()
+        let follower = try Follower(silent, clock: clock)
+        #expect(try silent.takeSnapshotRequests() == 1, "the request sent at start")
 
-        var requests = 0
-        let deadline = Date().addingTimeInterval(StateReplica.snapshotTimeout + 1.5)
-        while Date() < deadline, requests < 2 {
-            _ = try replica.handle(ready: [ZMQPollEvents(), ZMQPollEvents()][...])
-            let ready = try ZMQPoller.poll([(silent.snapshots, .readable)], timeoutMilliseconds: 50)
-            if ready[0].contains(.readable), try silent.snapshots.receiveMessage() != nil { requests += 1 }
-        }
-        #expect(requests == 2, "the replica must ask again after \(StateReplica.snapshotTimeout) s of silence")
-        #expect(!replica.isSynced)
+        clock.advance(by: StateReplica.snapshotTimeout - 0.1)
+        try follower.bus.turn(waitingAtMost: 0)
+        #expect(try silent.takeSnapshotRequests() == 0)
+        clock.advance(by: 0.2)
+        try follower.bus.turn(waitingAtMost: 0)
+        #expect(try silent.takeSnapshotRequests() == 1, "the replica must ask again after \(StateReplica.snapshotTimeout) s of silence")
+        #expect(!follower.replica.isSynced)
     }
 
     @Test func aSilentOwnerIsAskedAgainAtEverLongerIntervals() throws {
         let silent = try ScriptedOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
-        let replica = try makeReplica(silent, context: context)
-        defer { replica.close() }
+        let clock = ManualClock()
+        let start = clock.now
+        let follower = try Follower(silent, clock: clock)
         /// The snapshot requests the replica sends when its clock reads `start + seconds`.
-        func requests(at seconds: TimeInterval, from start: Date) throws -> Int {
-            _ = try replica.handle(ready: [ZMQPollEvents(), ZMQPollEvents()][...], now: start.addingTimeInterval(seconds))
-            var count = 0
-            while try ZMQPoller.poll([(silent.snapshots, .readable)], timeoutMilliseconds: 50)[0].contains(.readable),
-                try silent.snapshots.receiveMessage() != nil
-            {
-                count += 1
-            }
-            return count
+        func requests(at seconds: TimeInterval) throws -> Int {
+            clock.advance(by: start.addingTimeInterval(seconds).timeIntervalSince(clock.now))
+            try follower.bus.turn(waitingAtMost: 0)
+            return try silent.takeSnapshotRequests()
         }
-        let start = Date()
-        #expect(try requests(at: 0, from: start) == 1, "the request sent at start, waiting 2 s")
+        #expect(try requests(at: 0) == 1, "the request sent at start, waiting 2 s")
         // Each timeout doubles the wait: 4, 8, 16, 32 s, then 32 s again (the longest).
         for (seconds, asked) in [
             (2.1, 1), (6.0, 0), (6.2, 1), (14.1, 0), (14.3, 1), (30.2, 0), (30.4, 1), (62.3, 0), (62.5, 1), (94.4, 0), (94.6, 1),
         ] {
-            #expect(try requests(at: seconds, from: start) == asked, "at \(seconds) s")
+            #expect(try requests(at: seconds) == asked, "at \(seconds) s")
         }
     }
 }

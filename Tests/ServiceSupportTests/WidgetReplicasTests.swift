@@ -13,33 +13,27 @@ import ZeroMQ
 struct WidgetReplicasTests {
     typealias Changed = [(widget: WidgetReplicas.Widget, causedBy: String?)]
 
-    func pump(_ replicas: WidgetReplicas, until condition: () -> Bool) throws -> Changed {
-        var changed: Changed = []
-        let deadline = Date().addingTimeInterval(2)
-        while !condition(), Date() < deadline {
-            let ready = try ZMQPoller.poll(replicas.pollItems, timeoutMilliseconds: 20)
-            changed += try replicas.handle(ready: ready[...])
-        }
-        return changed
+    func pump(_ bus: Bus, _ replicas: WidgetReplicas, until condition: () -> Bool) throws -> Changed {
+        try bus.pump(until: condition)
+        return replicas.takeChanges()
     }
 
     @Test func aKindThatShowsMetricsWaitsUntilBothReplicasHaveSynced() throws {
         let stateOwner = try StateReplicaTests.ScriptedOwner()
         let metricsOwner = try MetricsReplicaTests.ScriptedMetricsOwner()
-        let context = try ZMQContext()
-        defer { context.terminate() }
+        let bus = try Bus()
+        defer { bus.close() }
         let replicas = try WidgetReplicas(
-            context: context, stateEventsEndpoint: stateOwner.eventsEndpoint, stateSnapshotEndpoint: stateOwner.snapshotEndpoint,
+            bus: bus, stateEventsEndpoint: stateOwner.eventsEndpoint, stateSnapshotEndpoint: stateOwner.snapshotEndpoint,
             metricsEventsEndpoint: metricsOwner.eventsEndpoint, metricsSnapshotEndpoint: metricsOwner.snapshotEndpoint,
-            codec: WireCodec(), logger: Logger(label: "test"))
-        defer { replicas.close() }
+            logger: Logger(label: "test"))
         let ann = [
             StateReplicaTests.ScriptedOwner.record("ann", version: 4),
             StateRecord(user: "ann", app: .stressMonitor, version: 5, state: .initial(for: .stressMonitor)),
         ]
 
         #expect(try stateOwner.answerSnapshot(SnapshotBody(epoch: stateOwner.epoch, sequence: 5, states: ann)))
-        var changed = try pump(replicas) { replicas.state.isSynced }
+        var changed = try pump(bus, replicas) { replicas.state.isSynced }
         #expect(changed.map(\.widget) == [WidgetReplicas.Widget(user: "ann", kind: .tensionCheck)])
         #expect(replicas.isReady(.tensionCheck) && !replicas.isReady(.stressMonitor))
         #expect(!replicas.hasContent(user: "ann", kind: .stressMonitor), "before metrics it would show none: older than before")
@@ -47,7 +41,7 @@ struct WidgetReplicasTests {
 
         let bob = MetricsRecord(user: "bob", version: 2, aggregate: MetricsReplicaTests.ScriptedMetricsOwner.aggregate(score: 40))
         #expect(try metricsOwner.answerSnapshot(MetricsSnapshotBody(epoch: metricsOwner.epoch, sequence: 2, aggregates: [bob])) != nil)
-        changed = try pump(replicas) { replicas.metrics.isSynced }
+        changed = try pump(bus, replicas) { replicas.metrics.isSynced }
         #expect(replicas.isReady(.stressMonitor))
         #expect(
             Set(changed.map(\.widget)) == [

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ServiceSupport
-import Synchronization
 import WidgetBusProtocol
 import ZeroMQ
 
@@ -47,9 +46,8 @@ enum BusDelivery: Sendable {
 /// - bus → async: each trigger is yielded into the scheduler's `AsyncStream` (`onTrigger`);
 /// - async → intent-handler: ``request(_:)`` queues the payload with a `CheckedContinuation` for
 ///   the intent-handler thread, which resumes it with the reply;
-/// - async → bus: ``deliver(_:)`` appends to an outbox (a mutex-guarded array) and rings a
-///   doorbell — an inproc PUSH owned by the intent-handler thread, PULLed in the bus thread's
-///   poll — so a reply or result leaves at once instead of at the next 100 ms poll timeout.
+/// - async → bus: ``deliver(_:)`` posts to the bus's ``BusMailbox``, which wakes its poll, so a
+///   reply or result leaves at once.
 final class SyncBus: IntentHandlerClient, Sendable {
     struct Configuration: Sendable {
         var syncEndpoint: String
@@ -62,21 +60,16 @@ final class SyncBus: IntentHandlerClient, Sendable {
         var description: String { "sync-agent is stopping" }
     }
 
-    static let pollIntervalMilliseconds = 100
-    static let drainBatch = 256
-
     let configuration: Configuration
     let logger: Logger
-    private let context: ZMQContext
-    private let doorbellAddress = "inproc://sync-agent-doorbell"
-    private let outbox = Mutex<[BusDelivery]>([])
+    private let outbox: BusMailbox<BusDelivery>
     private let intentJobs = IntentJobQueue()
     private let stop = StopSignal()
 
     init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        context = try ZMQContext()
+        outbox = try BusMailbox()
     }
 
     /// Runs the bus thread (which starts and joins the intent-handler thread) until ``shutdown()``
@@ -111,41 +104,40 @@ final class SyncBus: IntentHandlerClient, Sendable {
         }
     }
 
-    /// Hands `delivery` to the bus thread and wakes it.
+    /// Hands `delivery` to the bus thread and wakes it; once the bus has closed it is dropped
+    /// (its requesters retry).
     func deliver(_ delivery: BusDelivery) {
-        outbox.withLock { $0.append(delivery) }
-        intentJobs.ringDoorbell()
+        outbox.post(delivery)
     }
 
     // MARK: - Bus thread
 
-    private func serveBus(onTrigger: @Sendable (BusTrigger) -> Bool) throws {
-        defer {
-            intentJobs.close()  // also when a bind fails before the intent-handler thread starts
-            context.terminate()
+    private func serveBus(onTrigger: @escaping @Sendable (BusTrigger) -> Bool) throws {
+        defer { intentJobs.close() }  // also when a bind fails before the intent-handler thread starts
+        let bus = try Bus()
+        defer { bus.close() }
+        let codec = bus.codec
+        var latest: [String: SyncResult] = [:]
+        let publisher = try bus.publisher(
+            name: "sync-agent", epoch: PublisherEpoch.random(), at: configuration.syncEventsEndpoint, lastSequence: 0)
+        let requests = try bus.requests(at: configuration.syncEndpoint, as: Request.self) { [self] request, message in
+            try answer(request, route: message.route, latest: latest, onTrigger: onTrigger, codec: codec)
         }
-        let codec = WireCodec()
-        let requests = try ZMQSocket(context: context, type: .router)
-        defer { requests.close() }
-        try requests.setLinger(milliseconds: 500)
-        try requests.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try requests.bind(BusEndpoint.bindAddress(for: configuration.syncEndpoint))
-        let publisher = try EventPublisher(
-            name: "sync-agent", epoch: PublisherEpoch.random(), context: context, bindTo: configuration.syncEventsEndpoint, lastSequence: 0, codec: codec)
-        defer { publisher.close() }
-        let foreground = try ZMQSocket(context: context, type: .sub)
-        defer { foreground.close() }
-        try foreground.setLinger(milliseconds: 0)
-        try foreground.subscribe(Topic.appForegrounded(user: ""))
-        try foreground.connect(configuration.stateEventsEndpoint)
-        let doorbell = try ZMQSocket(context: context, type: .pull)
-        defer { doorbell.close() }
-        try doorbell.setLinger(milliseconds: 0)
-        try doorbell.bind(doorbellAddress)
+        try bus.subscribe(to: configuration.stateEventsEndpoint, topics: [Topic.appForegrounded(user: "")]) { frames in
+            guard frames.count == 2,
+                let event = try? codec.decode(Envelope<AppForegroundedBody>.self, from: frames[1]),
+                event.type == MessageType.appForegrounded.rawValue
+            else { return }
+            _ = onTrigger(.foreground(user: event.body.user))
+        }
+        // Results of passes, including those that finish while stopping.
+        bus.receive(from: outbox) { [self] deliveries in
+            try send(deliveries, requests: requests, publisher: publisher, latest: &latest, codec: codec)
+        }
 
         let intentsThreadDone = DispatchSemaphore(value: 0)
-        let intentsThread = Thread { [self] in
-            serveIntentHandlerRequests()
+        let intentsThread = Thread { [self, context = bus.context] in
+            serveIntentHandlerRequests(context: context)
             intentsThreadDone.signal()
         }
         intentsThread.name = "sync-agent-intents"
@@ -155,86 +147,44 @@ final class SyncBus: IntentHandlerClient, Sendable {
             intentsThreadDone.wait()
         }
 
-        var latest: [String: SyncResult] = [:]
         logger.info(
             "sync-agent bus ready",
             metadata: [
                 "sync": "\(configuration.syncEndpoint)", "events": "\(configuration.syncEventsEndpoint)",
                 "intents": "\(configuration.intentsEndpoint)", "stateEvents": "\(configuration.stateEventsEndpoint)",
             ])
-        while !stop.isRequested {
-            let untilHeartbeat = try publisher.heartbeatIfDue()
-            let ready = try ZMQPoller.poll(
-                [(requests, .readable), (foreground, .readable), (doorbell, .readable)],
-                timeoutMilliseconds: min(untilHeartbeat, Self.pollIntervalMilliseconds))
-            if ready[2].contains(.readable) {
-                while try doorbell.receiveMessage(dontWait: true) != nil {}
-            }
-            try sendOutbox(requests: requests, publisher: publisher, latest: &latest, codec: codec)
-            if ready[0].contains(.readable) {
-                for _ in 0..<Self.drainBatch {
-                    guard let frames = try requests.receiveMessage(dontWait: true) else { break }
-                    let message = RoutedMessage(frames: frames)
-                    if let reply = answer(message, latest: latest, onTrigger: onTrigger, codec: codec) {
-                        try requests.send(message.reply(reply), dontWait: true)
-                    }
-                }
-            }
-            if ready[1].contains(.readable) {
-                while let frames = try foreground.receiveMessage(dontWait: true) {
-                    guard frames.count == 2,
-                        let event = try? codec.decode(Envelope<AppForegroundedBody>.self, from: frames[1]),
-                        event.type == MessageType.appForegrounded.rawValue
-                    else { continue }
-                    _ = onTrigger(.foreground(user: event.body.user))
-                }
-            }
-        }
-        // Results of the passes that finished while stopping.
-        try sendOutbox(requests: requests, publisher: publisher, latest: &latest, codec: codec)
+        try bus.run(until: stop)
         logger.info("sync-agent bus stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
     }
 
     /// The immediate reply to a request, or nil when the reply comes later (a sync pass).
     private func answer(
-        _ message: RoutedMessage, latest: [String: SyncResult], onTrigger: (BusTrigger) -> Bool, codec: WireCodec
-    ) -> Data? {
-        let request: Request
-        switch message.request(codec: codec, Request.decode) {
-        case .success(let decoded): request = decoded
-        case .failure(let refused): return refused.reply
-        }
-        do {
-            switch request.body {
-            case .ping:
-                return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
-            case .sync:
-                let user = request.user!
-                guard onTrigger(.syncNow(user: user, reply: ReplyRoute(route: message.route, requestID: request.id))) else {
-                    return codec.errorReply(to: request.id, user: user, code: .unavailable, message: "sync-agent is stopping")
-                }
-                return nil
-            case .syncStatus:
-                let results = request.user.map { user in latest[user].map { [$0] } ?? [] }
-                    ?? latest.values.sorted { $0.user < $1.user }
-                return try codec.reply(to: request.id, user: request.user, type: .syncStatusReply, body: SyncStatusBody(results: results))
-            default:
-                return codec.errorReply(
-                    to: request.id, user: request.user, code: .unknownType,
-                    message: "\(request.type.rawValue) is not served by sync-agent")
+        _ request: Request, route: [Data], latest: [String: SyncResult], onTrigger: (BusTrigger) -> Bool, codec: WireCodec
+    ) throws -> Data? {
+        switch request.body {
+        case .ping:
+            return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
+        case .sync:
+            let user = request.user!
+            guard onTrigger(.syncNow(user: user, reply: ReplyRoute(route: route, requestID: request.id))) else {
+                return codec.errorReply(to: request.id, user: user, code: .unavailable, message: "sync-agent is stopping")
             }
-        } catch {
-            return codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)")
+            return nil
+        case .syncStatus:
+            let results = request.user.map { user in latest[user].map { [$0] } ?? [] }
+                ?? latest.values.sorted { $0.user < $1.user }
+            return try codec.reply(to: request.id, user: request.user, type: .syncStatusReply, body: SyncStatusBody(results: results))
+        default:
+            return codec.errorReply(
+                to: request.id, user: request.user, code: .unknownType,
+                message: "\(request.type.rawValue) is not served by sync-agent")
         }
     }
 
-    private func sendOutbox(
-        requests: ZMQSocket, publisher: EventPublisher, latest: inout [String: SyncResult], codec: WireCodec
+    private func send(
+        _ deliveries: [BusDelivery], requests: Replier, publisher: EventPublisher, latest: inout [String: SyncResult],
+        codec: WireCodec
     ) throws {
-        let deliveries = outbox.withLock { outbox in
-            defer { outbox.removeAll() }
-            return outbox
-        }
         for delivery in deliveries {
             switch delivery {
             case .result(let result, let replies):
@@ -245,13 +195,12 @@ final class SyncBus: IntentHandlerClient, Sendable {
                     body: SyncCompletedBody(epoch: publisher.epoch, sequence: sequence, result: result))
                 try publisher.publish(topic: Topic.syncCompleted(user: result.user), sequence: sequence, payload: try codec.encode(event))
                 for reply in replies {
-                    let payload = try codec.reply(to: reply.requestID, user: result.user, type: .syncReply, body: result)
-                    try requests.send(reply.route + [payload], dontWait: true)
+                    try requests.send(
+                        try codec.reply(to: reply.requestID, user: result.user, type: .syncReply, body: result), to: reply.route)
                 }
             case .error(let replies, let user, let code, let message):
                 for reply in replies {
-                    let payload = codec.errorReply(to: reply.requestID, user: user, code: code, message: message)
-                    try requests.send(reply.route + [payload], dontWait: true)
+                    try requests.send(codec.errorReply(to: reply.requestID, user: user, code: code, message: message), to: reply.route)
                 }
             }
         }
@@ -259,44 +208,21 @@ final class SyncBus: IntentHandlerClient, Sendable {
 
     // MARK: - intent-handler thread
 
-    private func serveIntentHandlerRequests() {
+    private func serveIntentHandlerRequests(context: ZMQContext) {
         let client = RequestClient(context: context, endpoint: configuration.intentsEndpoint)
-        let doorbell: ZMQSocket
-        do {
-            doorbell = try ZMQSocket(context: context, type: .push)
-            try doorbell.setLinger(milliseconds: 0)
-            try doorbell.connect(doorbellAddress)
-        } catch {
-            logger.critical("sync-agent cannot open its doorbell socket", metadata: ["error": "\(error)"])
-            intentJobs.close()
-            return
-        }
-        defer { doorbell.close() }
-        while let job = intentJobs.next() {
-            switch job {
-            case .ringDoorbell:
-                // A full queue means a ring is already waiting: nothing is lost.
-                _ = try? doorbell.send(Data(), dontWait: true)
-            case .request(let payload, let continuation):
-                continuation.resume(with: Result { try client.request(payload) })
-            }
+        while let (payload, continuation) = intentJobs.next() {
+            continuation.resume(with: Result { try client.request(payload) })
         }
         withExtendedLifetime(client) {}
     }
 }
 
-/// The intent-handler thread's work queue: requests to send, and doorbell rings (which go first,
-/// coalesced). The thread blocks on the condition while there is nothing to do.
+/// The intent-handler thread's work queue: requests to send. The thread blocks on the condition
+/// while there is nothing to do.
 private final class IntentJobQueue: @unchecked Sendable {
-    enum Job {
-        case ringDoorbell
-        case request(Data, CheckedContinuation<Data, any Error>)
-    }
-
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var requests: [(Data, CheckedContinuation<Data, any Error>)] = []
-    private var ringPending = false
     private var closed = false
 
     func submit(_ payload: Data, _ continuation: CheckedContinuation<Data, any Error>) {
@@ -311,25 +237,13 @@ private final class IntentJobQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    func ringDoorbell() {
-        condition.lock()
-        ringPending = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// The next job, waiting for one; nil once closed.
-    func next() -> Job? {
+    /// The next request, waiting for one; nil once closed.
+    func next() -> (Data, CheckedContinuation<Data, any Error>)? {
         condition.lock()
         defer { condition.unlock() }
-        while !ringPending, requests.isEmpty, !closed { condition.wait() }
+        while requests.isEmpty, !closed { condition.wait() }
         if closed { return nil }
-        if ringPending {
-            ringPending = false
-            return .ringDoorbell
-        }
-        let (payload, continuation) = requests.removeFirst()
-        return .request(payload, continuation)
+        return requests.removeFirst()
     }
 
     /// Stops the queue: jobs still waiting fail with ``SyncBus/Stopped``.

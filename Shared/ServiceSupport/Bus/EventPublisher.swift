@@ -6,7 +6,8 @@ import ZeroMQ
 /// latest sequence once a second, so subscribers also notice a lost *last* event and a restart.
 ///
 /// PUB drops at its high-water mark by design; the HWM is set high and subscribers rely on
-/// sequence numbers, not on delivery. Owned by one thread.
+/// sequence numbers, not on delivery. Made by a ``Bus``, which sends the heartbeats; owned by its
+/// thread.
 public final class EventPublisher {
     public static let heartbeatInterval: TimeInterval = 1
     public static let sendHighWaterMark: Int32 = 100_000
@@ -18,20 +19,18 @@ public final class EventPublisher {
     /// This start's ``PublisherEpoch``: the events published here must carry it too.
     public let epoch: String
     public private(set) var lastSequence: UInt64
-    private var nextHeartbeat = Date()
+    /// When the next heartbeat is due; the first is due at once.
+    public private(set) var nextHeartbeat: Date
 
-    /// Binds a publisher at `endpoint`'s port. `lastSequence` is where the sequence stands now.
-    public init(
-        name: String, epoch: String, context: ZMQContext, bindTo endpoint: String, lastSequence: UInt64, codec: WireCodec
-    ) throws {
+    /// A publisher on `socket` (a bound PUB, see ``Bus/publisher(name:epoch:at:lastSequence:)``).
+    /// `lastSequence` is where the sequence stands now.
+    init(name: String, epoch: String, socket: ZMQSocket, lastSequence: UInt64, codec: WireCodec, now: Date) {
         self.name = name
         self.epoch = epoch
-        socket = try ZMQSocket(context: context, type: .pub)
-        try socket.setLinger(milliseconds: 500)
-        try socket.setSendHighWaterMark(Self.sendHighWaterMark)
-        try socket.bind(BusEndpoint.bindAddress(for: endpoint))
+        self.socket = socket
         self.lastSequence = lastSequence
         self.codec = codec
+        nextHeartbeat = now
     }
 
     /// Publishes an event whose body carries `sequence`.
@@ -40,19 +39,11 @@ public final class EventPublisher {
         lastSequence = max(lastSequence, sequence)
     }
 
-    /// Sends a heartbeat if one is due; returns the milliseconds until the next one.
-    @discardableResult
-    public func heartbeatIfDue(now: Date = Date()) throws -> Int {
-        if now >= nextHeartbeat {
-            let payload = try codec.encode(
-                Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: HeartbeatBody(publisher: name, epoch: epoch, sequence: lastSequence)))
-            try socket.send([Data(Topic.heartbeat.utf8), payload], dontWait: true)
-            nextHeartbeat = now.addingTimeInterval(Self.heartbeatInterval)
-        }
-        return max(0, Int(nextHeartbeat.timeIntervalSince(now) * 1000))
-    }
-
-    public func close() {
-        socket.close()
+    /// Sends a heartbeat now and schedules the next one.
+    func sendHeartbeat(now: Date) throws {
+        let payload = try codec.encode(
+            Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: HeartbeatBody(publisher: name, epoch: epoch, sequence: lastSequence)))
+        try socket.send([Data(Topic.heartbeat.utf8), payload], dontWait: true)
+        nextHeartbeat = now.addingTimeInterval(Self.heartbeatInterval)
     }
 }

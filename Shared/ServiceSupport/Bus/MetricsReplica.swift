@@ -52,28 +52,23 @@ public final class MetricsReplica {
 
     private let engine: SequencedReplica<Aggregates>
 
-    public init(context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, codec: WireCodec, logger: Logger) throws {
+    /// `onChange` gets the aggregates each event or snapshot changed.
+    public init(
+        bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, logger: Logger, onChange: @escaping ([Change]) -> Void
+    ) throws {
         engine = try SequencedReplica(
-            Aggregates(), context: context, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint, codec: codec,
-            logger: logger)
+            Aggregates(), bus: bus, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint, logger: logger,
+            onChange: onChange)
     }
 
     public var records: [String: MetricsRecord] { engine.model.records }
     public var sequence: UInt64 { engine.sequence }
     public var snapshotCount: Int { engine.snapshotCount }
     public var isSynced: Bool { engine.isSynced }
-    public var pollItems: [(socket: ZMQSocket, events: ZMQPollEvents)] { engine.pollItems }
 
     /// The user's aggregate with its version; nil for a user metrics-ingest has never measured.
     public func record(user: String) -> MetricsRecord? {
         engine.model.records[user]
     }
 
-    public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [Change] {
-        try engine.handle(ready: ready, now: now)
-    }
-
-    public func close() {
-        engine.close()
-    }
 }

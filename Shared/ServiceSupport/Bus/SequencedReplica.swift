@@ -61,8 +61,9 @@ public struct SequencePosition: Equatable, Sendable {
 /// restart), in an event or a heartbeat, triggers a fresh snapshot, so the copy is never left
 /// stale and never takes an event of one start for the next of another.
 ///
-/// The snapshot request is asynchronous (a DEALER polled with the subscriber), so a missing
-/// owner never blocks the service that holds the replica. Owned by one thread.
+/// The snapshot request is asynchronous (a DEALER on the same ``Bus`` as the subscriber), so a
+/// missing owner never blocks the service that holds the replica. What applying an event or a
+/// snapshot changed goes to the owner's `onChange` at once. Owned by the bus's thread.
 public final class SequencedReplica<Model: ReplicaModel> {
     /// How long a first snapshot request waits for its reply before it is asked again.
     public static var snapshotTimeout: TimeInterval { 2 }
@@ -80,61 +81,42 @@ public final class SequencedReplica<Model: ReplicaModel> {
     public private(set) var sequence: UInt64 = 0
     public private(set) var snapshotCount = 0
 
-    private let subscriber: ZMQSocket
-    private let snapshotSocket: ZMQSocket
+    /// Set in `init` once the bus has made it: its reply handler needs the replica itself.
+    private var snapshotSocket: ZMQSocket?
     private let codec: WireCodec
+    private let clock: any WallClock
     private let logger: Logger
     private var awaitedSnapshot: (id: String, deadline: Date)?
     /// The wait of the next snapshot request: ``snapshotTimeout``, doubled after each timeout.
     private var snapshotWait = SequencedReplica.snapshotTimeout
     private var queued: [Model.Event] = []
+    private let onChange: ([Model.Change]) -> Void
 
+    /// Subscribes to the owner's events at `eventsEndpoint` and asks its snapshot at
+    /// `snapshotEndpoint`, both on `bus`; `onChange` gets what each event or snapshot changed.
     public init(
-        _ model: Model, context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, codec: WireCodec, logger: Logger
+        _ model: Model, bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, logger: Logger,
+        onChange: @escaping ([Model.Change]) -> Void
     ) throws {
         self.model = model
-        subscriber = try ZMQSocket(context: context, type: .sub)
-        try subscriber.setLinger(milliseconds: 0)
-        try subscriber.setReceiveHighWaterMark(EventPublisher.sendHighWaterMark)
-        try subscriber.subscribe(Model.topicPrefix)
-        try subscriber.subscribe(Topic.heartbeat)
-        try subscriber.connect(eventsEndpoint)
-        snapshotSocket = try ZMQSocket(context: context, type: .dealer)
-        try snapshotSocket.setLinger(milliseconds: 0)
-        try snapshotSocket.setMaxMessageSize(bytes: -1)
-        try snapshotSocket.connect(snapshotEndpoint)
-        self.codec = codec
+        codec = bus.codec
+        clock = bus.clock
         self.logger = logger
+        self.onChange = onChange
+        try bus.subscribe(to: eventsEndpoint, topics: [Model.topicPrefix, Topic.heartbeat]) { frames in
+            try self.receiveEvent(frames)
+        }
+        snapshotSocket = try bus.dealer(connectedTo: snapshotEndpoint) { frames in
+            try self.receiveSnapshot(frames)
+        }
+        bus.timer(dueAt: { self.awaitedSnapshot?.deadline }) { now in
+            self.snapshotWait = min(2 * self.snapshotWait, Self.longestSnapshotTimeout)
+            try self.requestSnapshot(reason: "snapshot timed out", now: now)
+        }
         try requestSnapshot(reason: "start")
     }
 
     public var isSynced: Bool { awaitedSnapshot == nil }
-
-    /// The sockets to poll, in the order ``handle(ready:now:)`` expects their events.
-    public var pollItems: [(socket: ZMQSocket, events: ZMQPollEvents)] {
-        [(subscriber, .readable), (snapshotSocket, .readable)]
-    }
-
-    /// Handles whatever is readable and returns what changed.
-    public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [Model.Change] {
-        var changes: [Model.Change] = []
-        if ready[ready.startIndex].contains(.readable) {
-            try drainEvents(into: &changes)
-        }
-        if ready[ready.startIndex + 1].contains(.readable) {
-            try drainSnapshots(into: &changes)
-        }
-        if let awaited = awaitedSnapshot, now >= awaited.deadline {
-            snapshotWait = min(2 * snapshotWait, Self.longestSnapshotTimeout)
-            try requestSnapshot(reason: "snapshot timed out", now: now)
-        }
-        return changes
-    }
-
-    public func close() {
-        subscriber.close()
-        snapshotSocket.close()
-    }
 
     /// Fetches a fresh snapshot though nothing was missed on the bus: for a follower that found
     /// what it derived from the replica lost elsewhere (a file deleted by hand).
@@ -143,63 +125,59 @@ public final class SequencedReplica<Model: ReplicaModel> {
         try requestSnapshot(reason: reason)
     }
 
-    private func drainEvents(into changes: inout [Model.Change]) throws {
-        while let frames = try subscriber.receiveMessage(dontWait: true) {
-            guard frames.count == 2 else { continue }
-            if frames[0] == Data(Topic.heartbeat.utf8) {
-                guard let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]) else { continue }
-                if isSynced, beat.body.epoch != epoch || beat.body.sequence != sequence {
-                    try requestSnapshot(
-                        reason: "heartbeat at \(beat.body.epoch)/\(beat.body.sequence), replica at \(epoch ?? "-")/\(sequence)")
-                }
-                continue
+    private func receiveEvent(_ frames: [Data]) throws {
+        guard frames.count == 2 else { return }
+        if frames[0] == Data(Topic.heartbeat.utf8) {
+            guard let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]) else { return }
+            if isSynced, beat.body.epoch != epoch || beat.body.sequence != sequence {
+                try requestSnapshot(
+                    reason: "heartbeat at \(beat.body.epoch)/\(beat.body.sequence), replica at \(epoch ?? "-")/\(sequence)")
             }
-            guard let event = model.decodeEvent(frames[1], codec: codec) else {
-                logger.warning("undecodable event ignored", metadata: ["topic": "\(String(decoding: frames[0], as: UTF8.self))"])
-                continue
-            }
-            let position = Model.position(of: event)
-            if !isSynced {
-                try enqueue(event)
-            } else if position.epoch != epoch {
-                try enqueue(event)
-                try requestSnapshot(reason: "publisher restarted: epoch \(position.epoch), replica in \(epoch ?? "-")")
-            } else if position.sequence == sequence + 1 {
-                changes += model.apply(event)
-                sequence = position.sequence
-            } else if position.sequence > sequence + 1 {
-                try enqueue(event)
-                try requestSnapshot(reason: "gap: expected \(sequence + 1), got \(position.sequence)")
-            }
+            return
+        }
+        guard let event = model.decodeEvent(frames[1], codec: codec) else {
+            logger.warning("undecodable event ignored", metadata: ["topic": "\(String(decoding: frames[0], as: UTF8.self))"])
+            return
+        }
+        let position = Model.position(of: event)
+        if !isSynced {
+            try enqueue(event)
+        } else if position.epoch != epoch {
+            try enqueue(event)
+            try requestSnapshot(reason: "publisher restarted: epoch \(position.epoch), replica in \(epoch ?? "-")")
+        } else if position.sequence == sequence + 1 {
+            report(model.apply(event))
+            sequence = position.sequence
+        } else if position.sequence > sequence + 1 {
+            try enqueue(event)
+            try requestSnapshot(reason: "gap: expected \(sequence + 1), got \(position.sequence)")
         }
     }
 
-    private func drainSnapshots(into changes: inout [Model.Change]) throws {
-        while let frames = try snapshotSocket.receiveMessage(dontWait: true) {
-            guard let payload = frames.last, let awaited = awaitedSnapshot,
-                let reply = model.decodeSnapshotReply(payload, codec: codec), reply.inReplyTo == awaited.id
-            else { continue }
-            let differences = model.replace(with: reply.snapshot)
-            changes += differences
-            let position = Model.position(of: reply.snapshot)
-            (epoch, sequence) = (position.epoch, position.sequence)
-            awaitedSnapshot = nil
-            snapshotWait = Self.snapshotTimeout
-            snapshotCount += 1
-            logger.info(
-                "replica synced from snapshot",
-                metadata: [
-                    "topics": "\(model.snapshotPrefix)", "epoch": "\(position.epoch)", "sequence": "\(sequence)",
-                    "changed": "\(differences.count)",
-                ])
-            try replayQueue(into: &changes)
-        }
+    private func receiveSnapshot(_ frames: [Data]) throws {
+        guard let payload = frames.last, let awaited = awaitedSnapshot,
+            let reply = model.decodeSnapshotReply(payload, codec: codec), reply.inReplyTo == awaited.id
+        else { return }
+        let differences = model.replace(with: reply.snapshot)
+        let position = Model.position(of: reply.snapshot)
+        (epoch, sequence) = (position.epoch, position.sequence)
+        awaitedSnapshot = nil
+        snapshotWait = Self.snapshotTimeout
+        snapshotCount += 1
+        logger.info(
+            "replica synced from snapshot",
+            metadata: [
+                "topics": "\(model.snapshotPrefix)", "epoch": "\(position.epoch)", "sequence": "\(sequence)",
+                "changed": "\(differences.count)",
+            ])
+        report(differences)
+        try replayQueue()
     }
 
     /// Applies the queued events that follow the snapshot. Events arrive in publishing order, so
     /// when the last one queued is of another epoch the owner restarted after serving the
     /// snapshot: only that epoch's events are kept, for the next snapshot.
-    private func replayQueue(into changes: inout [Model.Change]) throws {
+    private func replayQueue() throws {
         if let latest = queued.last.map({ Model.position(of: $0).epoch }), latest != epoch {
             queued.removeAll { Model.position(of: $0).epoch != latest }
             try requestSnapshot(reason: "publisher restarted while the snapshot was served")
@@ -213,9 +191,13 @@ public final class SequencedReplica<Model: ReplicaModel> {
                 try requestSnapshot(reason: "gap in queued events after snapshot")
                 return
             }
-            changes += model.apply(event)
+            report(model.apply(event))
             sequence = Model.position(of: event).sequence
         }
+    }
+
+    private func report(_ changes: [Model.Change]) {
+        if !changes.isEmpty { onChange(changes) }
     }
 
     private func enqueue(_ event: Model.Event) throws {
@@ -227,10 +209,12 @@ public final class SequencedReplica<Model: ReplicaModel> {
         queued.append(event)
     }
 
-    private func requestSnapshot(reason: String, now: Date = Date()) throws {
+    private func requestSnapshot(reason: String, now: Date? = nil) throws {
+        guard let snapshotSocket else { return }
+        let now = now ?? clock.now
         let id = MessageID.random()
         let request = Envelope(
-            id: id, type: MessageType.snapshotRequest.rawValue, body: SnapshotRequestBody(prefix: model.snapshotPrefix))
+            id: id, type: MessageType.snapshotRequest.rawValue, sentAt: now, body: SnapshotRequestBody(prefix: model.snapshotPrefix))
         try snapshotSocket.send([Data(), try codec.encode(request)], dontWait: true)
         awaitedSnapshot = (id, now.addingTimeInterval(snapshotWait))
         logger.info(

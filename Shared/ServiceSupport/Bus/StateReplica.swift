@@ -128,14 +128,16 @@ public final class StateReplica {
 
     private let engine: SequencedReplica<States>
 
-    /// - Parameter holdsStates: false for a follower that needs the users' profiles only.
+    /// - Parameters:
+    ///   - holdsStates: false for a follower that needs the users' profiles only.
+    ///   - onChange: gets the states and profiles each event or snapshot changed.
     public init(
-        context: ZMQContext, eventsEndpoint: String, snapshotEndpoint: String, holdsStates: Bool = true, codec: WireCodec,
-        logger: Logger
+        bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, holdsStates: Bool = true, logger: Logger,
+        onChange: @escaping ([Change]) -> Void = { _ in }
     ) throws {
         engine = try SequencedReplica(
-            States(holdsStates: holdsStates), context: context, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint, codec: codec,
-            logger: logger)
+            States(holdsStates: holdsStates), bus: bus, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint,
+            logger: logger, onChange: onChange)
     }
 
     public var states: [Key: StateRecord] { engine.model.states }
@@ -144,9 +146,6 @@ public final class StateReplica {
     public var sequence: UInt64 { engine.sequence }
     public var snapshotCount: Int { engine.snapshotCount }
     public var isSynced: Bool { engine.isSynced }
-
-    /// The sockets to poll, in the order ``handle(ready:now:)`` expects their events.
-    public var pollItems: [(socket: ZMQSocket, events: ZMQPollEvents)] { engine.pollItems }
 
     public func record(user: String, app: WidgetApp) -> StateRecord? {
         engine.model.states[Key(user: user, app: app)]
@@ -162,12 +161,4 @@ public final class StateReplica {
         engine.model.profiles[user].flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
     }
 
-    /// Handles whatever is readable and returns the states that changed.
-    public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [Change] {
-        try engine.handle(ready: ready, now: now)
-    }
-
-    public func close() {
-        engine.close()
-    }
 }

@@ -28,21 +28,27 @@ public final class WidgetReplicas {
     public let state: StateReplica
     public let metrics: MetricsReplica
 
-    public init(
-        context: ZMQContext, stateEventsEndpoint: String, stateSnapshotEndpoint: String, metricsEventsEndpoint: String,
-        metricsSnapshotEndpoint: String, codec: WireCodec, logger: Logger
-    ) throws {
-        state = try StateReplica(
-            context: context, eventsEndpoint: stateEventsEndpoint, snapshotEndpoint: stateSnapshotEndpoint, codec: codec,
-            logger: logger)
-        metrics = try MetricsReplica(
-            context: context, eventsEndpoint: metricsEventsEndpoint, snapshotEndpoint: metricsSnapshotEndpoint, codec: codec,
-            logger: logger)
+    /// What the replicas changed since the last ``takeChanges()``.
+    private final class Pending {
+        var state: [StateReplica.Change] = []
+        var metrics: [MetricsReplica.Change] = []
     }
 
-    /// The sockets to poll, in the order ``handle(ready:now:)`` expects their events.
-    public var pollItems: [(socket: ZMQSocket, events: ZMQPollEvents)] {
-        state.pollItems + metrics.pollItems
+    private let pending = Pending()
+    /// The kinds that were ready at the last ``takeChanges()``.
+    private var readyKinds: Set<WidgetKind> = []
+
+    public init(
+        bus: Bus, stateEventsEndpoint: String, stateSnapshotEndpoint: String, metricsEventsEndpoint: String,
+        metricsSnapshotEndpoint: String, logger: Logger
+    ) throws {
+        let pending = pending
+        state = try StateReplica(
+            bus: bus, eventsEndpoint: stateEventsEndpoint, snapshotEndpoint: stateSnapshotEndpoint, logger: logger
+        ) { pending.state += $0 }
+        metrics = try MetricsReplica(
+            bus: bus, eventsEndpoint: metricsEventsEndpoint, snapshotEndpoint: metricsSnapshotEndpoint, logger: logger
+        ) { pending.metrics += $0 }
     }
 
     /// Re-syncs of either replica so far: a reader re-checks what it derived after each.
@@ -53,16 +59,16 @@ public final class WidgetReplicas {
         state.snapshotCount > 0 && (!kind.showsMetrics || metrics.snapshotCount > 0)
     }
 
-    /// Handles whatever is readable and returns the widgets whose timeline changed, each once in
-    /// first-seen order, with the message behind its latest change: a burst of changes to one
-    /// widget collapses into its newest version. Only ready kinds are reported; a kind that
-    /// became ready reports every widget it has.
-    public func handle(ready: ArraySlice<ZMQPollEvents>, now: Date = Date()) throws -> [(widget: Widget, causedBy: String?)] {
-        let readyBefore = WidgetKind.allCases.filter(isReady)
-        let stateChanges = try state.handle(ready: ready.prefix(2), now: now)
-        let metricsChanges = try metrics.handle(ready: ready.dropFirst(2), now: now)
-        let newlyReady = Set(WidgetKind.allCases.filter(isReady)).subtracting(readyBefore)
-        return widgets(affectedBy: stateChanges, metricsChanges, newlyReady: newlyReady)
+    /// The widgets whose timeline changed since the last call, each once in first-seen order, with
+    /// the message behind its latest change: a burst of changes to one widget collapses into its
+    /// newest version. Only ready kinds are reported; a kind that became ready reports every
+    /// widget it has.
+    public func takeChanges() -> [(widget: Widget, causedBy: String?)] {
+        let ready = Set(WidgetKind.allCases.filter(isReady))
+        let newlyReady = ready.subtracting(readyKinds)
+        readyKinds = ready
+        defer { (pending.state, pending.metrics) = ([], []) }
+        return widgets(affectedBy: pending.state, pending.metrics, newlyReady: newlyReady)
     }
 
     /// The timeline of `kind` for `user` as of `now`, in the user's zone, with their metrics for
@@ -77,11 +83,6 @@ public final class WidgetReplicas {
             timeZone: state.profiles[user]?.timeZone ?? UserProfile.defaultTimeZone, generatedAt: now,
             timeline: (record?.state ?? .initial(for: kind.app)).timeline(
                 for: kind, now: now, timeZone: state.timeZone(user: user), metrics: measured?.aggregate))
-    }
-
-    public func close() {
-        state.close()
-        metrics.close()
     }
 
     /// Whether `kind` is ready and `user` has anything it shows: a state of its app, or metrics

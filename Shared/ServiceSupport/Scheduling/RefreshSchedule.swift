@@ -44,10 +44,9 @@ public struct RefreshSchedule<Key: Hashable> {
         return due
     }
 
-    /// How long until the earliest date (zero when past); nil when nothing is scheduled. May be
-    /// earlier than the next due key when that key's date was replaced: a caller wakes once for
-    /// nothing, never late.
-    public func timeUntilNextDue(now: Date) -> Duration? {
-        heap.min.map { .milliseconds(max(0, Int64(($0.date.timeIntervalSince(now) * 1_000).rounded(.up)))) }
+    /// The earliest date; nil when nothing is scheduled. May be earlier than the next due key
+    /// when that key's date was replaced: a caller wakes once for nothing, never late.
+    public var nextDue: Date? {
+        heap.min?.date
     }
 }

@@ -1,0 +1,299 @@
+import Foundation
+import WidgetBusProtocol
+import ZeroMQ
+
+/// Why a ``Bus`` could not be set up.
+public enum BusError: Error, CustomStringConvertible {
+    /// The mailbox's wake-up pipe could not be made (the `errno`).
+    case pipe(Int32)
+
+    public var description: String {
+        switch self {
+        case .pipe(let code): "cannot make the bus mailbox's pipe: \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// The one event loop every WidgetBus service runs on, on a thread of its own: libzmq sockets
+/// belong to one thread, and a blocking poll must stay off the Swift concurrency pool.
+///
+/// A service declares its sockets by role — requests it answers, events it publishes, pushes it
+/// pulls, publishers it subscribes to (or follows as a replica, ``SequencedReplica``) — each
+/// with its handler, and its timers. One turn of the loop:
+///
+/// 1. wait until a socket is readable, a timer falls due or ``stopCheckInterval`` passes;
+/// 2. run the handler of each readable socket, in the order the sockets were declared, with at
+///    most its batch of messages, so a flood on one socket never starves the others (what is
+///    left is taken on the next turn);
+/// 3. run the steps that follow the handlers (``afterMessages(_:)``), which see everything the
+///    turn's messages brought;
+/// 4. fire the timers that are due, in the order they were declared.
+///
+/// A request handler's error becomes that request's `internal_error` reply
+/// (``requests(at:as:_:)``). Any other handler's error ends ``run(until:)`` with that error: a
+/// service that cannot go on stops and is restarted, and loses nothing, since it commits before
+/// it acknowledges. Time comes from the injected ``WallClock``, so a test drives timers by
+/// moving the clock and calling ``turn(waitingAtMost:)``. Owned by the thread that runs it.
+public final class Bus {
+    /// The longest one wait lasts, and so how long a stop request can go unnoticed.
+    public static let stopCheckInterval: TimeInterval = 0.1
+    /// Messages a subscriber or request socket hands its handler per turn.
+    public static let defaultBatch = 256
+
+    public let context: ZMQContext
+    public let clock: any WallClock
+    public let codec: WireCodec
+
+    private struct Reader {
+        let target: ZMQPollTarget
+        let isActive: () -> Bool
+        let handle: () throws -> Void
+    }
+
+    private struct Timer {
+        let due: () -> Date?
+        let fire: (Date) throws -> Void
+    }
+
+    private var readers: [Reader] = []
+    private var timers: [Timer] = []
+    private var afterMessageSteps: [(Date) throws -> Void] = []
+    private var stopSteps: [(Date) throws -> Void] = []
+    private var sockets: [ZMQSocket] = []
+    private var closeMailboxes: [() -> Void] = []
+    private var stopSignal: StopSignal?
+
+    public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec()) throws {
+        context = try ZMQContext()
+        self.clock = clock
+        self.codec = codec
+    }
+
+    /// Whether a stop was requested: a handler draining a batch finishes the message in hand and
+    /// takes no more.
+    public var isStopping: Bool { stopSignal?.isRequested ?? false }
+
+    // MARK: - Sockets by role
+
+    /// Answers requests at `endpoint` (a ROUTER): `answer` gets up to `batch` messages at once —
+    /// a service that commits them together (a group commit) needs the batch — and returns one
+    /// reply per message, in order, or nil for a request it will answer later through the
+    /// returned ``Replier``.
+    @discardableResult
+    public func replies(
+        at endpoint: String, batch: Int, _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
+    ) throws -> Replier {
+        let socket = try makeSocket(.router) {
+            try $0.setLinger(milliseconds: 500)
+            try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
+            try $0.bind(BusEndpoint.bindAddress(for: endpoint))
+        }
+        onMessages(of: socket, batch: batch) { frames in
+            let messages = frames.map(RoutedMessage.init(frames:))
+            for (message, reply) in zip(messages, try answer(messages)) {
+                if let reply { try socket.send(message.reply(reply), dontWait: true) }
+            }
+        }
+        return Replier(socket: socket)
+    }
+
+    /// Answers requests at `endpoint` one at a time, decoded as `Incoming`: a request that does not
+    /// decode is answered with its error code here, and an error `answer` throws becomes the
+    /// request's `internal_error` reply. `answer` returns nil for a request it answers later.
+    @discardableResult
+    public func requests<Incoming: DecodedRequest>(
+        at endpoint: String, as _: Incoming.Type, _ answer: @escaping (Incoming, RoutedMessage) throws -> Data?
+    ) throws -> Replier {
+        try replies(at: endpoint, batch: Self.defaultBatch) { [codec] messages in
+            messages.map { message in
+                switch message.request(codec: codec, Incoming.decode) {
+                case .failure(let refused):
+                    return refused.reply
+                case .success(let request):
+                    do {
+                        return try answer(request, message)
+                    } catch {
+                        return codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Publishes events at `endpoint` (a PUB), with a heartbeat the bus sends on time.
+    public func publisher(name: String, epoch: String, at endpoint: String, lastSequence: UInt64) throws -> EventPublisher {
+        let socket = try makeSocket(.pub) {
+            try $0.setLinger(milliseconds: 500)
+            try $0.setSendHighWaterMark(EventPublisher.sendHighWaterMark)
+            try $0.bind(BusEndpoint.bindAddress(for: endpoint))
+        }
+        let publisher = EventPublisher(name: name, epoch: epoch, socket: socket, lastSequence: lastSequence, codec: codec, now: clock.now)
+        timer(dueAt: { publisher.nextHeartbeat }) { now in try publisher.sendHeartbeat(now: now) }
+        return publisher
+    }
+
+    /// Takes pushed messages at `endpoint` (a PULL), up to `batch` per turn, while `isActive`
+    /// holds; while it does not, they wait in the socket.
+    public func pull(
+        at endpoint: String, batch: Int, while isActive: @escaping () -> Bool = { true },
+        _ take: @escaping ([[Data]]) throws -> Void
+    ) throws {
+        let socket = try makeSocket(.pull) {
+            try $0.setLinger(milliseconds: 0)
+            try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
+            try $0.bind(BusEndpoint.bindAddress(for: endpoint))
+        }
+        onMessages(of: socket, batch: batch, while: isActive, take)
+    }
+
+    /// Follows the publisher at `endpoint` (a SUB) for the topics starting with any of
+    /// `topics`; `handle` gets each message's frames.
+    public func subscribe(to endpoint: String, topics: [String], _ handle: @escaping ([Data]) throws -> Void) throws {
+        let socket = try makeSocket(.sub) {
+            try $0.setLinger(milliseconds: 0)
+            try $0.setReceiveHighWaterMark(EventPublisher.sendHighWaterMark)
+            for topic in topics { try $0.subscribe(topic) }
+            try $0.connect(endpoint)
+        }
+        onMessages(of: socket, batch: Self.defaultBatch) { messages in
+            for frames in messages { try handle(frames) }
+        }
+    }
+
+    /// A DEALER connected to `endpoint` for requests whose replies come back on their own time
+    /// (a replica's snapshot requests); `handle` gets each reply's frames.
+    public func dealer(connectedTo endpoint: String, _ handle: @escaping ([Data]) throws -> Void) throws -> ZMQSocket {
+        let socket = try makeSocket(.dealer) {
+            try $0.setLinger(milliseconds: 0)
+            try $0.setMaxMessageSize(bytes: -1)
+            try $0.connect(endpoint)
+        }
+        onMessages(of: socket, batch: Self.defaultBatch) { messages in
+            for frames in messages { try handle(frames) }
+        }
+        return socket
+    }
+
+    /// Hands `take` what other threads post to `mailbox`, on this thread, as soon as it is posted
+    /// and once more when the bus stops. The bus closes the mailbox when it closes.
+    public func receive<Message: Sendable>(from mailbox: BusMailbox<Message>, _ take: @escaping ([Message]) throws -> Void) {
+        closeMailboxes.append(mailbox.close)
+        readers.append(Reader(target: .fileDescriptor(mailbox.readEnd), isActive: { true }, handle: { try take(mailbox.take()) }))
+        stopSteps.append { _ in try take(mailbox.take()) }
+    }
+
+    // MARK: - Time
+
+    /// Fires `fire` on the first turn at or after `due()`; nil means not scheduled. `due` is asked
+    /// again every turn, so the owner reschedules by changing what it returns — and must, when it
+    /// fires, or the timer stays due.
+    public func timer(dueAt due: @escaping () -> Date?, _ fire: @escaping (Date) throws -> Void) {
+        timers.append(Timer(due: due, fire: fire))
+    }
+
+    /// Fires `fire` every `interval`, the first time one interval from now.
+    public func every(_ interval: TimeInterval, _ fire: @escaping (Date) throws -> Void) {
+        let next = NextDate(clock.now.addingTimeInterval(interval))
+        timer(dueAt: { next.date }) { now in
+            next.date = now.addingTimeInterval(interval)
+            try fire(now)
+        }
+    }
+
+    /// Runs `step` on every turn after the handlers, before the timers: for work that needs
+    /// everything the turn's messages brought (a change seen on two replicas at once is handled
+    /// once).
+    public func afterMessages(_ step: @escaping (Date) throws -> Void) {
+        afterMessageSteps.append(step)
+    }
+
+    /// Runs `step` once when the bus stops, after the last turn: what is still waiting goes out.
+    public func onStop(_ step: @escaping (Date) throws -> Void) {
+        stopSteps.append(step)
+    }
+
+    // MARK: - Running
+
+    /// Runs turns until `stop` is requested, then the stop steps.
+    public func run(until stop: StopSignal) throws {
+        stopSignal = stop
+        while !stop.isRequested {
+            try turn(waitingAtMost: Self.stopCheckInterval)
+        }
+        let now = clock.now
+        for step in stopSteps { try step(now) }
+    }
+
+    /// One turn: waits at most `limit` seconds (less when a timer falls due sooner) for a
+    /// readable socket, then runs the handlers, the steps after them and the due timers.
+    public func turn(waitingAtMost limit: TimeInterval) throws {
+        let before = clock.now
+        let nextDue = timers.lazy.compactMap { $0.due() }.min()
+        let wait = max(0, min(limit, nextDue.map { $0.timeIntervalSince(before) } ?? limit))
+        let active = readers.filter { $0.isActive() }
+        let ready = try ZMQPoller.poll(
+            targets: active.map { ($0.target, .readable) }, timeoutMilliseconds: Int((wait * 1000).rounded(.up)))
+        for (reader, events) in zip(active, ready) where events.contains(.readable) {
+            try reader.handle()
+        }
+        let afterMessages = clock.now
+        for step in afterMessageSteps { try step(afterMessages) }
+        // The time is read after the due dates, so a date computed as "now plus what is left"
+        // (a schedule kept on another clock) is due once nothing is left.
+        let dues = timers.map { $0.due() }
+        let now = clock.now
+        for (timer, due) in zip(timers, dues) {
+            if let due, due <= now { try timer.fire(now) }
+        }
+    }
+
+    /// Closes every socket and mailbox and ends the context. Other threads that opened sockets on
+    /// ``context`` must have closed them first.
+    public func close() {
+        for close in closeMailboxes { close() }
+        for socket in sockets { socket.close() }
+        context.terminate()
+    }
+
+    // MARK: - Plumbing
+
+    private func makeSocket(_ type: ZMQSocketType, _ configure: (ZMQSocket) throws -> Void) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context: context, type: type)
+        sockets.append(socket)
+        try configure(socket)
+        return socket
+    }
+
+    private func onMessages(
+        of socket: ZMQSocket, batch: Int, while isActive: @escaping () -> Bool = { true },
+        _ handle: @escaping ([[Data]]) throws -> Void
+    ) {
+        readers.append(
+            Reader(target: .socket(socket), isActive: isActive) { [unowned self] in
+                var messages: [[Data]] = []
+                while messages.count < batch, !isStopping, let frames = try socket.receiveMessage(dontWait: true) {
+                    messages.append(frames)
+                }
+                if !messages.isEmpty { try handle(messages) }
+            })
+    }
+}
+
+/// Sends replies that a ``Bus/replies(at:batch:_:)`` handler left for later.
+public struct Replier {
+    let socket: ZMQSocket
+
+    /// Sends `payload` back along `route`, the routing frames of the request it answers.
+    public func send(_ payload: Data, to route: [Data]) throws {
+        try socket.send(route + [payload], dontWait: true)
+    }
+}
+
+/// The next date of a repeating timer, changed as it fires.
+private final class NextDate {
+    var date: Date
+
+    init(_ date: Date) {
+        self.date = date
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import WidgetBusProtocol
+import ZeroMQ
+
+@testable import ServiceSupport
+
+/// The bus runtime on `inproc://` sockets of its own context, turn by turn, with a clock set by
+/// hand: no process, no TCP port, no sleep.
+@Suite struct BusTests {
+    struct Refused: Error {}
+
+    /// A socket of `type` on the bus's context connected to `endpoint`, which sends `count`
+    /// payloads "0", "1", …
+    func peer(_ type: ZMQSocketType, of bus: Bus, at endpoint: String, sending count: Int) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context: bus.context, type: type)
+        try socket.setLinger(milliseconds: 0)
+        try socket.connect(endpoint)
+        for index in 0..<count { try socket.send([Data("\(index)".utf8)]) }
+        return socket
+    }
+
+    /// The payloads `socket` has received, waiting up to a second for the first.
+    func received(by socket: ZMQSocket) throws -> [String] {
+        var payloads: [String] = []
+        var wait = 1_000
+        while try ZMQPoller.isReadable(socket, waitingMilliseconds: wait), let frames = try socket.receiveMessage(dontWait: true) {
+            payloads.append(String(decoding: frames.last ?? Data(), as: UTF8.self))
+            wait = 0
+        }
+        return payloads
+    }
+
+    @Test func repliesGoBackInOrderOneBoundedBatchPerTurn() throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        var batches: [[String]] = []
+        try bus.replies(at: "inproc://replies", batch: 3) { messages in
+            let payloads = messages.map { String(decoding: $0.payload ?? Data(), as: UTF8.self) }
+            batches.append(payloads)
+            return payloads.map { Data("re \($0)".utf8) }
+        }
+        let client = try peer(.dealer, of: bus, at: "inproc://replies", sending: 7)
+        defer { client.close() }
+
+        for _ in 0..<3 { try bus.turn(waitingAtMost: 1) }
+        #expect(batches == [["0", "1", "2"], ["3", "4", "5"], ["6"]])
+        #expect(try received(by: client) == (0..<7).map { "re \($0)" })
+    }
+
+    @Test func aFloodOnOneSocketDoesNotStarveTheNext() throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        var taken: [String: Int] = [:]
+        try bus.pull(at: "inproc://flood", batch: 10) { taken["flood", default: 0] += $0.count }
+        try bus.pull(at: "inproc://trickle", batch: 10) { taken["trickle", default: 0] += $0.count }
+        let flood = try peer(.push, of: bus, at: "inproc://flood", sending: 500)
+        let trickle = try peer(.push, of: bus, at: "inproc://trickle", sending: 1)
+        defer { for socket in [flood, trickle] { socket.close() } }
+
+        try bus.turn(waitingAtMost: 1)
+        #expect(taken == ["flood": 10, "trickle": 1], "each socket gives at most its batch per turn, the quiet one too")
+    }
+
+    @Test func timersFireWhenTheClockReachesThemAfterTheTurnsMessages() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        let start = clock.now
+        var log: [String] = []
+        var due: Date? = start.addingTimeInterval(5)
+        bus.timer(dueAt: { due }) { now in
+            log.append("once at +\(Int(now.timeIntervalSince(start)))")
+            due = nil
+        }
+        bus.every(2) { now in log.append("every 2 s at +\(Int(now.timeIntervalSince(start)))") }
+        try bus.pull(at: "inproc://samples", batch: 10) { log.append("\($0.count) pushed") }
+        bus.afterMessages { _ in if log.last?.hasSuffix("pushed") == true { log.append("after the messages") } }
+
+        try bus.turn(waitingAtMost: 0)
+        #expect(log.isEmpty)
+        clock.advance(by: 2)
+        let pusher = try peer(.push, of: bus, at: "inproc://samples", sending: 2)
+        defer { pusher.close() }
+        try bus.turn(waitingAtMost: 1)
+        #expect(log == ["2 pushed", "after the messages", "every 2 s at +2"])
+        clock.advance(by: 3)
+        try bus.turn(waitingAtMost: 0)
+        #expect(
+            log.suffix(2) == ["once at +5", "every 2 s at +5"],
+            "due timers fire in the order they were declared, a late one once, counting its next interval from now")
+    }
+
+    @Test func aTimerDueLaterShortensTheWaitButDoesNotFireEarly() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        var fired = 0
+        bus.timer(dueAt: { clock.now.addingTimeInterval(0.01) }) { _ in fired += 1 }
+        let before = ContinuousClock.now
+        try bus.turn(waitingAtMost: 30)
+        #expect(ContinuousClock.now - before < .seconds(10), "the wait ends when the timer is due, not at the limit")
+        #expect(fired == 0, "the injected clock has not reached it")
+    }
+
+    @Test func aStopDuringABatchFinishesTheBatchInHandThenRunsTheStopSteps() throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        let stop = StopSignal()
+        var answered = 0
+        var stopped = 0
+        try bus.replies(at: "inproc://stopping", batch: 2) { messages in
+            stop.request()
+            answered += messages.count
+            return messages.map { _ in Data("ok".utf8) }
+        }
+        bus.onStop { _ in stopped += 1 }
+        let client = try peer(.dealer, of: bus, at: "inproc://stopping", sending: 5)
+        defer { client.close() }
+
+        try bus.run(until: stop)
+        #expect(answered == 2 && stopped == 1)
+        #expect(try received(by: client) == ["ok", "ok"], "the batch in hand is answered; the rest waits for the next start")
+    }
+
+    @Test func aHandlerThatThrowsEndsTheRunWithItsError() throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        try bus.pull(at: "inproc://poison", batch: 10) { _ in throw Refused() }
+        let pusher = try peer(.push, of: bus, at: "inproc://poison", sending: 1)
+        defer { pusher.close() }
+
+        #expect(throws: Refused.self) { try bus.run(until: StopSignal()) }
+    }
+
+    @Test func aRequestHandlerThatThrowsAnswersInternalErrorAndTheBusGoesOn() throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        try bus.requests(at: "inproc://requests", as: Request.self) { request, _ in
+            guard request.type == .ping else { throw Refused() }
+            return try bus.codec.reply(to: request.id, user: nil, type: .pong, body: EmptyBody())
+        }
+        let client = try ZMQSocket(context: bus.context, type: .dealer)
+        try client.setLinger(milliseconds: 0)
+        try client.connect("inproc://requests")
+        defer { client.close() }
+        let codec = WireCodec()
+        try client.send([try codec.encode(Envelope(id: "q1", type: MessageType.syncStatusRequest.rawValue, body: EmptyBody()))])
+        try client.send([try codec.encode(Envelope(id: "q2", type: MessageType.ping.rawValue, body: EmptyBody()))])
+        try client.send([Data("not json".utf8)])
+
+        try bus.turn(waitingAtMost: 1)
+        let replies = try received(by: client).map { JSONFieldScanner(Data($0.utf8)) }
+        let (error, pong) = (MessageType.error.rawValue, MessageType.pong.rawValue)
+        #expect(replies.map { $0.string("type") } == [error, pong, error])
+        #expect(replies.map { $0.string("inReplyTo") } == ["q1", "q2", nil])
+        #expect(replies.map { $0.object("body")?.string("code") } == [ErrorCode.internalError.rawValue, nil, ErrorCode.badJSON.rawValue])
+    }
+
+    @Test func aPostFromAnotherThreadWakesTheWaitAndIsTakenOnTheBusThread() async throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        let mailbox = try BusMailbox<Int>()
+        var taken: [Int] = []
+        bus.receive(from: mailbox) { taken += $0 }
+
+        await Task.detached { (1...3).forEach { mailbox.post($0) } }.value
+        try bus.turn(waitingAtMost: 30)
+        #expect(taken == [1, 2, 3])
+        mailbox.post(4)
+        try bus.run(until: { let stop = StopSignal(); stop.request(); return stop }())
+        #expect(taken == [1, 2, 3, 4], "what is posted before the bus stops is taken")
+        bus.close()
+        #expect(!mailbox.post(5), "a closed bus refuses posts")
+    }
+}
