@@ -50,49 +50,56 @@ let package = Package(
             ],
             path: "Shared/ServiceSupport"
         ),
+        // Each service: its logic and wiring as a library (tested in-process), and a thin `@main`.
+        .target(name: "IntentHandling", dependencies: ["ServiceSupport"], path: "Services/intent-handler/IntentHandling"),
         .executableTarget(
             name: "intent-handler",
-            dependencies: [
-                "ServiceSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Services/intent-handler"
+            dependencies: ["IntentHandling", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/intent-handler/Main"
         ),
+        .target(name: "Timelines", dependencies: ["ServiceSupport"], path: "Services/timeline-service/Timelines"),
         .executableTarget(
             name: "timeline-service",
-            dependencies: [
-                "ServiceSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Services/timeline-service"
+            dependencies: ["Timelines", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/timeline-service/Main"
         ),
+        .target(name: "Snapshots", dependencies: ["ServiceSupport"], path: "Services/snapshot-writer/Snapshots"),
         .executableTarget(
             name: "snapshot-writer",
+            dependencies: ["Snapshots", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/snapshot-writer/Main"
+        ),
+        .target(
+            name: "SyncAgent",
             dependencies: [
                 "ServiceSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            path: "Services/snapshot-writer"
+            path: "Services/sync-agent/SyncAgent"
         ),
         .executableTarget(
             name: "sync-agent",
             dependencies: [
-                "ServiceSupport",
+                "SyncAgent", "ServiceSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            path: "Services/sync-agent"
+            path: "Services/sync-agent/Main"
         ),
-        .executableTarget(
-            name: "metrics-ingest",
+        .target(
+            name: "MetricsIngest",
             dependencies: [
                 "ServiceSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
-            path: "Services/metrics-ingest"
+            path: "Services/metrics-ingest/MetricsIngest"
+        ),
+        .executableTarget(
+            name: "metrics-ingest",
+            dependencies: ["MetricsIngest", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/metrics-ingest/Main"
         ),
         .executableTarget(
             name: "widgetctl",
@@ -106,11 +113,21 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "WidgetDomainTests", dependencies: ["WidgetDomain"]),
         .testTarget(name: "WidgetBusProtocolTests", dependencies: ["WidgetBusProtocol"]),
+        // What several test targets share (a clock set by hand); never linked into a product.
+        .target(name: "WidgetBusTestSupport", dependencies: ["ServiceSupport"], path: "Tests/Support"),
         .testTarget(
             name: "ServiceSupportTests",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // Each service's logic in-process: no process, no port.
+        .testTarget(
+            name: "IntentHandlingTests",
+            dependencies: ["IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport"]),
+        .testTarget(
+            name: "SyncAgentUnitTests",
+            dependencies: ["SyncAgent"]),
         // Start the real executables as processes on free loopback ports and speak ZeroMQ to them.
         .testTarget(
             name: "IntegrationTests",

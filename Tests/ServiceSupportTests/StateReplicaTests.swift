@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import WidgetBusProtocol
+import WidgetBusTestSupport
 import WidgetDomain
 import ZeroMQ
 

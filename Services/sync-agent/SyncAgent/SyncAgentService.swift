@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 import ServiceSupport
 
@@ -10,12 +11,31 @@ import ServiceSupport
 /// hand finish — upsert, acknowledgement and result — then the bus sends the last results and
 /// replies, closes its sockets and the service returns. A PostgreSQL client, when there is one,
 /// is a separate service earlier in the group, so it is shut down after this one.
-struct SyncAgentService: Service {
+public struct SyncAgentService: Service {
     let configuration: SyncAgentConfiguration
     let target: any SyncTarget
     let logger: Logger
 
-    func run() async throws {
+    /// What sync-agent runs, in group order: for a PostgreSQL target its client first (so it is
+    /// shut down after the agent has finished its passes), then the agent.
+    public static func services(configuration: SyncAgentConfiguration, logger: Logger) throws -> [any Service] {
+        switch configuration.target {
+        case .sqlite(let path):
+            return [SyncAgentService(configuration: configuration, target: try SQLiteSyncTarget(path: path), logger: logger)]
+        case .postgres(let url):
+            if !url.ignoredParameters.isEmpty {
+                logger.warning("ignoring database URL parameters", metadata: ["parameters": "\(url.ignoredParameters)"])
+            }
+            let client = PostgresClient(
+                configuration: try url.clientConfiguration(
+                    connectTimeout: configuration.databaseTimeout, maximumConnections: configuration.concurrency),
+                backgroundLogger: Logger(label: "sync-agent.postgres"))
+            let target = PostgresSyncTarget(client: client, description: url.redacted, logger: Logger(label: "sync-agent.postgres"))
+            return [client, SyncAgentService(configuration: configuration, target: target, logger: logger)]
+        }
+    }
+
+    public func run() async throws {
         let bus = try SyncBus(configuration: configuration.bus, logger: logger)
         let pass = SyncPass(
             intents: bus, target: target, databaseTimeout: configuration.databaseTimeout,

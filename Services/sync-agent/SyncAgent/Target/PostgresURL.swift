@@ -86,6 +86,41 @@ struct PostgresURL: Equatable, Sendable {
         return configuration
     }
 
+    /// What `sslMode` asks of a connection, before any file is read.
+    struct TLSPolicy: Equatable {
+        enum Use: Equatable {
+            /// Plain TCP.
+            case never
+            /// TLS when the server offers it, plain otherwise.
+            case whenOffered
+            /// TLS or no connection.
+            case always
+        }
+
+        /// What of the server's certificate is checked.
+        enum Verification: Equatable {
+            case nothing
+            case chain
+            case chainAndHostName
+        }
+
+        var use: Use
+        var verification: Verification
+    }
+
+    /// libpq's rules: `disable` never; `allow`/`prefer` when offered, unverified; `require`
+    /// always, unverified unless a root certificate is given (then the chain is checked, not the
+    /// host name); `verify-ca` the chain; `verify-full` the chain and the host name.
+    var tlsPolicy: TLSPolicy {
+        switch sslMode {
+        case .disable: TLSPolicy(use: .never, verification: .nothing)
+        case .allow, .prefer: TLSPolicy(use: .whenOffered, verification: .nothing)
+        case .require: TLSPolicy(use: .always, verification: sslRootCertificate == nil ? .nothing : .chain)
+        case .verifyCA: TLSPolicy(use: .always, verification: .chain)
+        case .verifyFull: TLSPolicy(use: .always, verification: .chainAndHostName)
+        }
+    }
+
     private func tls() throws -> PostgresClient.Configuration.TLS {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let root = sslRootCertificate, root != "system" {
@@ -94,21 +129,16 @@ struct PostgresURL: Equatable, Sendable {
             }
             tls.trustRoots = .file(root)
         }
-        switch sslMode {
-        case .disable:
-            return .disable
-        case .allow, .prefer:
-            tls.certificateVerification = .none
-            return .prefer(tls)
-        case .require:
-            tls.certificateVerification = sslRootCertificate == nil ? .none : .noHostnameVerification
-            return .require(tls)
-        case .verifyCA:
-            tls.certificateVerification = .noHostnameVerification
-            return .require(tls)
-        case .verifyFull:
-            tls.certificateVerification = .fullVerification
-            return .require(tls)
+        let policy = tlsPolicy
+        switch policy.verification {
+        case .nothing: tls.certificateVerification = .none
+        case .chain: tls.certificateVerification = .noHostnameVerification
+        case .chainAndHostName: tls.certificateVerification = .fullVerification
+        }
+        switch policy.use {
+        case .never: return .disable
+        case .whenOffered: return .prefer(tls)
+        case .always: return .require(tls)
         }
     }
 }

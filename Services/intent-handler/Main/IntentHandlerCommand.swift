@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ServiceLifecycle
+import IntentHandling
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -19,8 +19,6 @@ struct IntentHandlerCommand: AsyncParsableCommand {
         let logger = LoggingBootstrap.makeLogger(label: "intent-handler")
         let configuration = try IntentHandlerService.Configuration(environment: ProcessInfo.processInfo.environment)
         let service = IntentHandlerService(configuration: configuration, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await ServiceMain.run([service], logger: logger)
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ServiceLifecycle
+import MetricsIngest
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -19,8 +19,6 @@ struct MetricsIngestCommand: AsyncParsableCommand {
         let logger = LoggingBootstrap.makeLogger(label: "metrics-ingest")
         let service = MetricsIngestService(
             configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await ServiceMain.run([service], logger: logger)
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import ServiceLifecycle
 import ServiceSupport
+import Timelines
 import WidgetBusProtocol
 
 @main
@@ -20,8 +20,6 @@ struct TimelineServiceCommand: AsyncParsableCommand {
         let logger = LoggingBootstrap.makeLogger(label: "timeline-service")
         let service = TimelineService(
             configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await ServiceMain.run([service], logger: logger)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
@@ -10,8 +9,8 @@ import ZeroMQ
 /// `MetricsChanged`, and a replica of intent-handler's state for the users' time zones.
 /// Each pushed message is committed before its events are published; serving snapshots on the
 /// same thread keeps every snapshot consistent with the sequence it reports.
-struct MetricsIngestService: Service {
-    struct Configuration: Sendable {
+public struct MetricsIngestService: BusService {
+    public struct Configuration: Sendable {
         var metricsEndpoint: String
         var eventsEndpoint: String
         var snapshotEndpoint: String
@@ -19,7 +18,7 @@ struct MetricsIngestService: Service {
         var stateSnapshotEndpoint: String
         var databasePath: String
 
-        init(environment: [String: String]) {
+        public init(environment: [String: String]) {
             metricsEndpoint = BusEndpoint.metrics.resolve(in: environment)
             eventsEndpoint = BusEndpoint.metricsEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.metricsSnapshot.resolve(in: environment)
@@ -40,15 +39,14 @@ struct MetricsIngestService: Service {
     let configuration: Configuration
     let logger: Logger
 
-    func run() async throws {
-        try await DedicatedThread.run(name: "metrics-ingest") { stop in
-            try serve(until: stop)
-        }
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
     }
 
-    private func serve(until stop: StopSignal) throws {
-        let bus = try Bus()
-        defer { bus.close() }
+    public var name: String { "metrics-ingest" }
+
+    public func start(on bus: Bus) throws {
         let store = try MetricsStore(path: configuration.databasePath, codec: bus.codec)
         let ingestor = try MetricsIngestor(store: store, codec: bus.codec, epoch: PublisherEpoch.random(), logger: logger)
         let pruned = try ingestor.prune()
@@ -85,7 +83,8 @@ struct MetricsIngestService: Service {
                 "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
                 "epoch": "\(ingestor.epoch)", "sequence": "\(ingestor.sequence)", "users": "\(ingestor.records.count)", "prunedSampleKeys": "\(pruned)",
             ])
-        try bus.run(until: stop)
-        logger.info("metrics-ingest stopping", metadata: ["sequence": "\(ingestor.sequence)"])
+        bus.onStop { _ in
+            logger.info("metrics-ingest stopping", metadata: ["sequence": "\(ingestor.sequence)"])
+        }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import ServiceLifecycle
 import ServiceSupport
+import Snapshots
 import WidgetBusProtocol
 
 @main
@@ -19,8 +19,6 @@ struct SnapshotWriterCommand: AsyncParsableCommand {
         let logger = LoggingBootstrap.makeLogger(label: "snapshot-writer")
         let service = SnapshotWriterService(
             configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        try await ServiceMain.run([service], logger: logger)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
@@ -8,8 +7,8 @@ import ZeroMQ
 /// The single writer of widget state. Its ``Bus`` answers intents and snapshot requests and
 /// publishes state events on one thread: serving snapshots on the same thread as commits keeps
 /// every snapshot consistent with the sequence it reports.
-struct IntentHandlerService: Service {
-    struct Configuration: Sendable {
+public struct IntentHandlerService: BusService {
+    public struct Configuration: Sendable {
         var intentsEndpoint: String
         var stateEventsEndpoint: String
         var snapshotEndpoint: String
@@ -17,7 +16,7 @@ struct IntentHandlerService: Service {
         /// How many user states (one user's state of one app) stay decoded in memory.
         var stateCapacity: Int
 
-        init(environment: [String: String]) throws {
+        public init(environment: [String: String]) throws {
             intentsEndpoint = BusEndpoint.intents.resolve(in: environment)
             stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
@@ -37,15 +36,14 @@ struct IntentHandlerService: Service {
     let configuration: Configuration
     let logger: Logger
 
-    func run() async throws {
-        try await DedicatedThread.run(name: "intent-handler") { stop in
-            try serve(until: stop)
-        }
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
     }
 
-    private func serve(until stop: StopSignal) throws {
-        let bus = try Bus()
-        defer { bus.close() }
+    public var name: String { "intent-handler" }
+
+    public func start(on bus: Bus) throws {
         let store = try WidgetStateStore(path: configuration.databasePath, codec: bus.codec)
         let pruned = try store.pruneHandledRequests(olderThan: bus.clock.now.addingTimeInterval(-WidgetStateStore.replyRetention))
         bus.every(Self.pruneInterval) { now in
@@ -73,13 +71,14 @@ struct IntentHandlerService: Service {
                 "epoch": "\(processor.epoch)", "sequence": "\(processor.lastSequence)", "prunedReplies": "\(pruned)",
                 "stateCapacity": "\(configuration.stateCapacity)",
             ])
-        try bus.run(until: stop)
-        logger.info("intent-handler stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
+        bus.onStop { _ in
+            logger.info("intent-handler stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
+        }
     }
 }
 
 extension EnvironmentSetting {
-    static let stateCapacity = EnvironmentSetting(
+    public static let stateCapacity = EnvironmentSetting(
         variable: "WIDGETBUS_STATE_CAPACITY", defaultValue: "100000",
         purpose: "user states (one user's state of one app) kept decoded in memory; the least recently used beyond it are read from the store again")
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
@@ -12,15 +11,15 @@ import ZeroMQ
 /// and periodically, so a file deleted by hand or missed while stopped is rewritten. It derives
 /// nothing: timelines, their refreshes at `validUntil` and the metrics in them are
 /// timeline-service's.
-struct SnapshotWriterService: Service {
-    struct Configuration: Sendable {
+public struct SnapshotWriterService: BusService {
+    public struct Configuration: Sendable {
         var timelineEventsEndpoint: String
         var timelinesEndpoint: String
         var snapshotDirectory: String
         var coalesceDelay: Duration
         var diskCheckInterval: Duration
 
-        init(environment: [String: String]) throws {
+        public init(environment: [String: String]) throws {
             timelineEventsEndpoint = BusEndpoint.timelineEvents.resolve(in: environment)
             timelinesEndpoint = BusEndpoint.timelines.resolve(in: environment)
             snapshotDirectory = EnvironmentSetting.snapshotDirectory.resolve(in: environment)
@@ -38,15 +37,14 @@ struct SnapshotWriterService: Service {
     let configuration: Configuration
     let logger: Logger
 
-    func run() async throws {
-        try await DedicatedThread.run(name: "snapshot-writer") { stop in
-            try serve(until: stop)
-        }
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
     }
 
-    private func serve(until stop: StopSignal) throws {
-        let bus = try Bus()
-        defer { bus.close() }
+    public var name: String { "snapshot-writer" }
+
+    public func start(on bus: Bus) throws {
         let files = try SnapshotFiles(root: configuration.snapshotDirectory, codec: bus.codec, logger: logger)
         var received: [WidgetSnapshot] = []
         let timelines = try SequencedReplica(
@@ -88,18 +86,19 @@ struct SnapshotWriterService: Service {
                 "diskCheckInterval": "\(configuration.diskCheckInterval)",
                 "timelineEvents": "\(configuration.timelineEventsEndpoint)", "timelines": "\(configuration.timelinesEndpoint)",
             ])
-        try bus.run(until: stop)
-        logger.info(
-            "snapshot-writer stopping",
-            metadata: ["written": "\(files.writeCount)", "epoch": "\(timelines.epoch ?? "-")", "sequence": "\(timelines.sequence)"])
+        bus.onStop { _ in
+            logger.info(
+                "snapshot-writer stopping",
+                metadata: ["written": "\(files.writeCount)", "epoch": "\(timelines.epoch ?? "-")", "sequence": "\(timelines.sequence)"])
+        }
     }
 }
 
 extension EnvironmentSetting {
-    static let snapshotCoalesceDelay = EnvironmentSetting(
+    public static let snapshotCoalesceDelay = EnvironmentSetting(
         variable: "WIDGETBUS_SNAPSHOT_COALESCE_MS", defaultValue: "25",
         purpose: "milliseconds after a change within which further changes to the same snapshot file join one write")
-    static let snapshotDiskCheck = EnvironmentSetting(
+    public static let snapshotDiskCheck = EnvironmentSetting(
         variable: "WIDGETBUS_SNAPSHOT_DISK_CHECK_S", defaultValue: "60",
         purpose: "seconds between checks that rewrite snapshot files deleted or changed on disk")
 }

@@ -8,8 +8,8 @@ import WidgetDomain
 /// ``ddl`` is the one copy of the schema: sync-agent runs it at start on either backend, and
 /// `deploy/postgres/001_widget_records.sql` is the same text (`sync-agent --print-schema` prints
 /// it; a test checks the file). It is written in the SQL both PostgreSQL and SQLite accept.
-enum TargetSchema {
-    static let ddl = """
+public enum TargetSchema {
+    public static let ddl = """
         -- WidgetBus sync target: the records widgets produce, pushed by sync-agent.
         --
         -- sync-agent runs exactly these statements at start (they are idempotent), on PostgreSQL

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
@@ -12,8 +11,8 @@ import ZeroMQ
 /// metrics changed (a measurement reaches the Stress Monitor widget at once) and for every
 /// published timeline that runs out, at its `validUntil`. Followers such as snapshot-writer take
 /// those bytes as they are and re-sync from its timeline snapshot.
-struct TimelineService: Service {
-    struct Configuration: Sendable {
+public struct TimelineService: BusService {
+    public struct Configuration: Sendable {
         var stateEventsEndpoint: String
         var snapshotEndpoint: String
         var metricsEventsEndpoint: String
@@ -21,7 +20,7 @@ struct TimelineService: Service {
         var timelinesEndpoint: String
         var timelineEventsEndpoint: String
 
-        init(environment: [String: String]) {
+        public init(environment: [String: String]) {
             stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
             metricsEventsEndpoint = BusEndpoint.metricsEvents.resolve(in: environment)
@@ -38,15 +37,14 @@ struct TimelineService: Service {
     let configuration: Configuration
     let logger: Logger
 
-    func run() async throws {
-        try await DedicatedThread.run(name: "timeline-service") { stop in
-            try serve(until: stop)
-        }
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
     }
 
-    private func serve(until stop: StopSignal) throws {
-        let bus = try Bus()
-        defer { bus.close() }
+    public var name: String { "timeline-service" }
+
+    public func start(on bus: Bus) throws {
         let replicas = try WidgetReplicas(
             bus: bus, stateEventsEndpoint: configuration.stateEventsEndpoint,
             stateSnapshotEndpoint: configuration.snapshotEndpoint, metricsEventsEndpoint: configuration.metricsEventsEndpoint,
@@ -83,8 +81,9 @@ struct TimelineService: Service {
                 "stateEvents": "\(configuration.stateEventsEndpoint)", "snapshot": "\(configuration.snapshotEndpoint)",
                 "metricsEvents": "\(configuration.metricsEventsEndpoint)", "metricsSnapshot": "\(configuration.metricsSnapshotEndpoint)",
             ])
-        try bus.run(until: stop)
-        logger.info("timeline-service stopping")
+        bus.onStop { _ in
+            logger.info("timeline-service stopping")
+        }
     }
 }
 

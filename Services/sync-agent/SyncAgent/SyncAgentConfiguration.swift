@@ -3,7 +3,7 @@ import ServiceSupport
 import WidgetBusProtocol
 
 /// Everything sync-agent reads from the environment (each setting is listed by `--help`).
-struct SyncAgentConfiguration: Sendable {
+public struct SyncAgentConfiguration: Sendable {
     enum Target: Sendable {
         /// The embedded default: `sync-target.sqlite` under `WIDGETBUS_DATA_DIR`.
         case sqlite(path: String)
@@ -32,7 +32,7 @@ struct SyncAgentConfiguration: Sendable {
         purpose: "TEST HOOK, never in production: milliseconds to sleep between upsert and acknowledgement")
 
     /// What `--help` lists, in order.
-    static let settings: [EnvironmentSetting] = [
+    public static let settings: [EnvironmentSetting] = [
         BusEndpoint.sync.setting, BusEndpoint.syncEvents.setting, BusEndpoint.intents.setting,
         BusEndpoint.stateEvents.setting, databaseURL, .dataDirectory, interval, backoffBase, backoffCap, concurrency,
         databaseTimeout, .logLevel, testPauseBeforeAcknowledgement,
@@ -46,7 +46,7 @@ struct SyncAgentConfiguration: Sendable {
     var databaseTimeout: Duration
     var pauseBeforeAcknowledgement: Duration?
 
-    init(environment: [String: String]) throws {
+    public init(environment: [String: String]) throws {
         bus = SyncBus.Configuration(
             syncEndpoint: BusEndpoint.sync.resolve(in: environment),
             syncEventsEndpoint: BusEndpoint.syncEvents.resolve(in: environment),

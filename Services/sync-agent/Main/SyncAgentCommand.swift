@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import ServiceSupport
+import SyncAgent
+
+@main
+struct SyncAgentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync-agent",
+        abstract: "Pushes pending widget records to PostgreSQL/Supabase (default: embedded SQLite) exactly once per revision.",
+        discussion: EnvironmentSetting.helpText(SyncAgentConfiguration.settings)
+    )
+
+    @Flag(help: "Print the target schema (the SQL of deploy/postgres/001_widget_records.sql) and exit.")
+    var printSchema = false
+
+    func run() async throws {
+        if printSchema {
+            FileHandle.standardOutput.write(Data(TargetSchema.ddl.utf8))
+            return
+        }
+        let logger = LoggingBootstrap.makeLogger(label: "sync-agent")
+        let configuration: SyncAgentConfiguration
+        do {
+            configuration = try SyncAgentConfiguration(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+
+        try await ServiceMain.run(try SyncAgentService.services(configuration: configuration, logger: logger), logger: logger)
+    }
+}

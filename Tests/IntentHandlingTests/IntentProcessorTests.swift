@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import WidgetBusProtocol
+import WidgetBusTestSupport
+import WidgetDomain
+
+@testable import IntentHandling
+@testable import ServiceSupport
+
+/// intent-handler's rules in-process: requests as its ROUTER hands them over, a real SQLite store
+/// in a temporary folder, a clock set by hand. No process, no port.
+@Suite struct IntentProcessorTests {
+    /// A processor over a fresh store; `reopen()` plays a restart on the same store.
+    final class Harness {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intent-processor-\(UUID().uuidString)")
+        let codec = WireCodec()
+        let clock = ManualClock()
+        let capacity: Int
+        private(set) var processor: IntentProcessor!
+
+        init(capacity: Int = 100) throws {
+            self.capacity = capacity
+            try reopen()
+        }
+
+        deinit {
+            try? FileManager.default.removeItem(at: folder)
+        }
+
+        func reopen() throws {
+            let store = try WidgetStateStore(path: folder.appendingPathComponent("intent-handler.sqlite").path, codec: codec)
+            processor = try IntentProcessor(
+                store: store, codec: codec, epoch: "00000000000000e5", capacity: capacity, clock: { [clock] in clock.now },
+                random: RandomSource(SeededRandom(seed: 7)))
+        }
+
+        /// One request payload, as a client writes it.
+        static func payload(_ type: String, user: String? = "ann", id: String = MessageID.random(), body: String = "{}") -> Data {
+            let userField = user.map { #""user":"\#($0)","# } ?? ""
+            return Data(#"{"version":1,"id":"\#(id)","type":"\#(type)",\#(userField)"sentAt":"2027-01-15T08:00:00Z","body":\#(body)}"#.utf8)
+        }
+
+        /// Hands `payloads` to the processor as one drained batch from a REQ peer.
+        func process(_ payloads: [Data], on endpoint: IntentProcessor.Endpoint = .intents) -> [IntentProcessor.Outcome] {
+            processor.process(payloads.map { RoutedMessage(frames: [Data("peer".utf8), Data(), $0]) }, on: endpoint)
+        }
+
+        func process(_ payload: Data, on endpoint: IntentProcessor.Endpoint = .intents) -> IntentProcessor.Outcome {
+            process([payload], on: endpoint)[0]
+        }
+
+        func state(_ outcome: IntentProcessor.Outcome) throws -> Envelope<StateReplyBody> {
+            try ReplyDecoding.decode(outcome.reply, as: StateReplyBody.self, codec: codec).get()
+        }
+
+        func error(_ outcome: IntentProcessor.Outcome) -> ErrorBody? {
+            guard case .failure(let error)? = try? ReplyDecoding.decode(outcome.reply, as: EmptyBody.self, codec: codec) else { return nil }
+            return error
+        }
+    }
+
+    @Test func anIntentIsCommittedRepliedAndPublishedWithTheNextSequenceAtTheClocksTime() throws {
+        let harness = try Harness()
+        let outcome = harness.process(Harness.payload("RecordTensionIntent", id: "first", body: #"{"level":7}"#))
+
+        let reply = try harness.state(outcome)
+        #expect(reply.inReplyTo == "first" && reply.sentAt == harness.clock.now)
+        #expect(reply.body.record.version == 1)
+        let event = try #require(outcome.event)
+        #expect(event.topic == Topic.state(app: .tensionCheck, user: "ann") && event.sequence == 1)
+        let changed = try harness.codec.decode(Envelope<StateChangedBody>.self, from: event.payload)
+        #expect(changed.body.causedBy == "first" && changed.body.epoch == "00000000000000e5")
+        #expect(changed.body.record == reply.body.record, "the reply and the event carry the same state")
+        #expect(harness.processor.lastSequence == 1)
+    }
+
+    @Test func aRetriedRequestGetsTheSameBytesAndChangesNothing() throws {
+        let harness = try Harness()
+        let payload = Harness.payload("RecordTensionIntent", id: "retried", body: #"{"level":10}"#)
+        let first = harness.process(payload)
+        harness.clock.advance(by: 60)
+        let again = harness.process(payload)
+
+        #expect(again.reply == first.reply)
+        #expect(again.event == nil && harness.processor.lastSequence == 1)
+        try harness.reopen()
+        #expect(harness.process(payload).reply == first.reply, "the reply is kept across a restart")
+    }
+
+    @Test func anIdReusedByAnotherRequestIsRefused() throws {
+        let harness = try Harness()
+        _ = harness.process(Harness.payload("RecordTensionIntent", id: "shared", body: #"{"level":10}"#))
+        let reused = harness.process(Harness.payload("ResetWidgetIntent", id: "shared"))
+        #expect(harness.error(reused)?.code == .idReused)
+        #expect(reused.event == nil)
+    }
+
+    static let badRequests: [(name: String, payload: Data, code: ErrorCode)] = [
+        ("not JSON", Data("hello, widget".utf8), .badJSON),
+        ("an unknown type", Harness.payload("LaunchRocketIntent"), .unknownType),
+        ("no user", Harness.payload("RecordTensionIntent", user: nil, body: #"{"level":3}"#), .missingField),
+        ("a user that climbs out of its folder", Harness.payload("RecordTensionIntent", user: "../etc", body: #"{"level":3}"#), .invalidUser),
+        ("no level", Harness.payload("RecordTensionIntent"), .missingField),
+        ("a level out of range", Harness.payload("RecordTensionIntent", body: #"{"level":4}"#), .invalidLevel),
+        ("an unknown check-in", Harness.payload("MarkInterventionDoneIntent", body: #"{"checkInId":"nope"}"#), .unknownCheckIn),
+        ("a zone no database knows", Harness.payload("SetTimeZone", body: #"{"timeZone":"Mars/Olympus_Mons"}"#), .invalidTimeZone),
+        ("protocol version 2", Data(#"{"version":2,"id":"x","type":"ResetWidgetIntent","user":"ann","sentAt":"2027-01-15T08:00:00Z","body":{}}"#.utf8), .unsupportedVersion),
+        ("a payload over the limit", Data(repeating: 0x7B, count: ProtocolLimits.maxPayloadBytes + 1), .payloadTooLarge),
+    ]
+
+    @Test(arguments: badRequests)
+    func badInputGetsItsCodeAndChangesNothing(name: String, payload: Data, code: ErrorCode) throws {
+        let harness = try Harness()
+        let outcome = harness.process(payload)
+        #expect(harness.error(outcome)?.code == code, "\(name)")
+        #expect(outcome.event == nil && harness.processor.lastSequence == 0, "\(name)")
+    }
+
+    @Test func aRefusedRequestInABatchLeavesTheOthersCommitted() throws {
+        let harness = try Harness()
+        let outcomes = harness.process([
+            Harness.payload("RecordTensionIntent", body: #"{"level":7}"#),
+            Harness.payload("RecordTensionIntent", user: "bea", body: #"{"level":4}"#),
+            Harness.payload("RecordTensionIntent", user: "cy", body: #"{"level":5}"#),
+        ])
+        #expect(outcomes.map { $0.event?.sequence } == [1, nil, 2])
+        #expect(harness.error(outcomes[1])?.code == .invalidLevel)
+        try harness.reopen()
+        #expect(harness.processor.lastSequence == 2, "the batch was committed once, without the refused request")
+    }
+
+    @Test func aTimeZoneIsSetOnceAndPublished() throws {
+        let harness = try Harness()
+        let set = harness.process(Harness.payload("SetTimeZone", body: #"{"timeZone":"Europe/Paris"}"#))
+        let profile = try ReplyDecoding.decode(set.reply, as: UserProfile.self, codec: harness.codec).get().body
+        #expect(profile == UserProfile(user: "ann", timeZone: "Europe/Paris", version: 1))
+        #expect(set.event?.topic == Topic.profile(user: "ann"))
+
+        let same = harness.process(Harness.payload("SetTimeZone", body: #"{"timeZone":"Europe/Paris"}"#))
+        #expect(same.event == nil, "the same zone again changes nothing")
+    }
+
+    @Test func eachEndpointServesItsOwnRequests() throws {
+        let harness = try Harness()
+        _ = harness.process(Harness.payload("RecordTensionIntent", body: #"{"level":7}"#))
+        let intentOnSnapshots = harness.process(Harness.payload("ResetWidgetIntent"), on: .snapshot)
+        #expect(harness.error(intentOnSnapshots)?.code == .unknownType)
+
+        let snapshot = harness.process(
+            Harness.payload("SnapshotRequest", user: nil, body: #"{"prefix":"state."}"#), on: .snapshot)
+        let body = try ReplyDecoding.decode(snapshot.reply, as: SnapshotBody.self, codec: harness.codec).get().body
+        #expect(body.sequence == 1 && body.epoch == "00000000000000e5" && body.states.map(\.user) == ["ann"])
+    }
+
+    @Test func aStateEvictedFromMemoryIsReadBackFromTheStore() throws {
+        let harness = try Harness(capacity: 1)
+        _ = harness.process(Harness.payload("RecordTensionIntent", body: #"{"level":7}"#))
+        _ = harness.process(Harness.payload("RecordTensionIntent", user: "bea", body: #"{"level":7}"#))
+        let reset = try harness.state(harness.process(Harness.payload("ResetWidgetIntent")))
+        #expect(reset.body.record.version == 3)
+        guard case .tensionCheck(let state) = reset.body.record.state else {
+            Issue.record("a Tension Check state")
+            return
+        }
+        #expect(state.phase == .picker)
+    }
+}
