@@ -26,7 +26,7 @@ enum LoadWidget: String, CaseIterable, Codable, Sendable {
 
 /// How the load is spread over the widgets: relative weights, e.g. `diet=30,tension=25,…`.
 struct LoadMix: Sendable, CustomStringConvertible {
-    /// What users do most, by the seeds: Diet quick logs (every meal and snack), Tension Check
+    /// What users do most: Diet quick logs (every meal and snack), Tension Check
     /// check-ins (several a day), watch stress measurements, TenX focus toggles (three a day) and
     /// Jitter drinks (two or three a day).
     static let `default` = LoadMix(weights: [.diet: 30, .tension: 25, .stress: 20, .tenx: 15, .jitter: 10])

@@ -49,8 +49,9 @@ public struct ProfileChangedBody: Codable, Sendable, Equatable {
     }
 }
 
-/// `AppForegrounded`: the user's app came to the foreground (the seed's sync trigger). It takes
-/// a number in the state sequence like any event there; replicas that do not care skip it.
+/// `AppForegrounded`: the user's app came to the foreground, which triggers a sync of their
+/// pending records. It takes a number in the state sequence like any event there; replicas that
+/// do not care skip it.
 public struct AppForegroundedBody: Codable, Sendable, Equatable {
     public var epoch: String
     public var sequence: UInt64

@@ -35,7 +35,7 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     /// The user's IANA time zone; every local day and hour of their widgets follows it.
     case setTimeZone = "SetTimeZone"
 
-    /// The user's app came to the foreground: the seed's moment to sync pending records.
+    /// The user's app came to the foreground: the moment a user's pending records are synced.
     case appForeground = "AppForeground"
 
     // Sync (to intent-handler, from sync-agent)

@@ -4,7 +4,7 @@ import WidgetBusProtocol
 import WidgetDomain
 
 /// One full scenario per widget through real intent-handler and timeline-service processes,
-/// and every invalid input the seeds name answered with its code and no change to stored state.
+/// and every invalid input the widget rules name answered with its code and no change to stored state.
 @Suite(.serialized)
 struct WidgetScenarioTests {
     /// Sends a message that must be refused and checks the stored state did not move.
@@ -180,7 +180,7 @@ struct WidgetScenarioTests {
         let user = "vic"
 
         let empty = try bus.timeline(.stressMonitor, user: user, as: StressMonitorEntry.self)
-        #expect(empty.entries.first?.content.stressLevel == 50, "the seed's default without data")
+        #expect(empty.entries.first?.content.stressLevel == 50, "the default without data")
 
         let measured = try bus.send(.recordStressMeasurement, user: user, body: #"{"stressLevel":38,"hrvMilliseconds":52}"#)
         let timeline = try bus.timeline(.stressMonitor, user: user, as: StressMonitorEntry.self, atLeastVersion: measured.version)

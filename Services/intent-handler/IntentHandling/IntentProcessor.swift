@@ -250,8 +250,8 @@ final class IntentProcessor {
             changes: [.state(record)])
     }
 
-    /// Publishes `AppForegrounded` (the seed's sync trigger) and answers with the records that
-    /// are waiting for that sync.
+    /// Publishes `AppForegrounded` (what starts a sync of the user's records) and answers with
+    /// the records waiting for that sync.
     private func appForeground(of request: Request, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
         let sequence = nextSequence()

@@ -2,8 +2,8 @@ import Foundation
 import WidgetBusProtocol
 import WidgetDomain
 
-/// The content of a snapshot file: what one user's widget renders with no other source, as the
-/// seeds' widgets read their App Group JSON. Every kind has the same envelope around exactly the
+/// The content of a snapshot file: what one user's widget renders with no other source, as a
+/// widget reads the JSON its app leaves in their shared App Group. Every kind has the same envelope around exactly the
 /// timeline timeline-service built and encoded (docs/SNAPSHOTS.md): a snapshot is made from the
 /// bytes of a `TimelineBody` as timeline-service sent them, which it splices into the file
 /// unchanged, so a timeline is built and encoded once, and a new kind needs nothing here.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A user's local day, `yyyy-MM-dd`: the identity of "today" that survives time-zone changes
-/// and DST (the TenX seed's `dayKey`).
+/// and DST.
 public struct DayKey: RawRepresentable, Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     public let rawValue: String
     public let year: Int

@@ -1,4 +1,5 @@
-/// A record a widget produced that must reach the backend (the seed's "pending check-ins").
+/// A record a widget produced that must reach the backend: a check-in, a food log or a finished
+/// drink.
 ///
 /// Records are keyed by `id` within their collection: a changed record (a check-in marked done)
 /// replaces the pending one, and the sync target upserts by the same id.

@@ -1,4 +1,5 @@
-/// The five seed apps. Each owns one state per user, which all of its widget kinds render.
+/// The five apps whose widgets this backend serves. Each owns one state per user, which all of
+/// its widget kinds render.
 public enum WidgetApp: String, CaseIterable, Codable, Sendable {
     case tensionCheck
     case diet
@@ -7,7 +8,8 @@ public enum WidgetApp: String, CaseIterable, Codable, Sendable {
     case jitter
 }
 
-/// WidgetKit kind strings, exactly as the seeds name them.
+/// WidgetKit kinds: a widget extension registers each under exactly its raw value, and timelines,
+/// topics and snapshot files are named by it.
 public enum WidgetKind: String, CaseIterable, Codable, Sendable {
     case tensionCheck = "TensionCheckWidget"
     case dietProgress = "DietProgressWidget"

@@ -5,7 +5,7 @@ public enum DietIntent: Equatable, Sendable {
     /// A food button on the Quick Log widget: `QuickLogFoodIntent {foodId}`.
     case quickLogFood(foodId: String)
     /// A widget's configuration: `ConfigureDietWidgetIntent {kind, showMacros?, compactMode?}`;
-    /// an absent flag takes the seed's `@Parameter` default.
+    /// an absent flag takes its default (macros shown, not compact).
     case configureWidget(kind: String, showMacros: Bool?, compactMode: Bool?)
     /// The app's totals for the user's current day: `UpdateNutrition {calories, protein, carbs, fat}`.
     case updateNutrition(NutritionTotals)

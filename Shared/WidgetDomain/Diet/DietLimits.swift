@@ -28,9 +28,9 @@ public enum DietLimits {
     public static let maxUnitLength = 20
     /// Most recent foods one `UpdateRecentFoods` may carry (the first 6 are kept).
     public static let maxFoodsPerUpdate = 50
-    /// Recent foods the state keeps (the seed's `prefix(6)`).
+    /// Recent foods the state keeps: the first 6 of the app's list.
     public static let keptRecentFoods = 6
-    /// Foods the Quick Log widget shows (the seed's `prefix(4)`).
+    /// Foods the Quick Log widget shows: the first 4 favourites.
     public static let shownQuickLogFoods = 4
 
     // MARK: Validation

@@ -1,7 +1,7 @@
-/// What the Lock Screen widget shows (the seed's `LockScreenWidgetView`): a gauge of calorie
-/// progress, and calories remaining as text for the rectangular and inline families.
+/// What the Lock Screen widget shows: a gauge of calorie progress, and calories remaining as text
+/// for the rectangular and inline families.
 ///
-/// The texts are the seed's, so every client words them alike: "1234 cal left" /
+/// The texts are built here, so every client words them alike: "1234 cal left" /
 /// "1234 calories remaining" (whole calories, truncated as `Int(_:)` does), "Open app to sync" /
 /// "Sync required" before the first sync, and "Mindful mode" instead of numbers in recovery mode.
 public struct DietLockScreenContent: Codable, Equatable, Sendable {
@@ -11,7 +11,7 @@ public struct DietLockScreenContent: Codable, Equatable, Sendable {
 
     public var view: View
     public var dayKey: DayKey?
-    /// The circular / linear gauge; 0 before the first sync, as the seed draws it.
+    /// The circular / linear gauge; 0 (empty) before the first sync.
     public var calorieProgress: Double
     public var caloriesRemaining: Double?
     public var rectangularText: String

@@ -1,4 +1,4 @@
-/// What the Daily Progress widget shows (the seed's `SmallWidgetView` / `MediumWidgetView`).
+/// What the Daily Progress widget shows, small and medium alike.
 ///
 /// `view` says which: `placeholder` before the first sync; `mindful` in recovery mode, where only
 /// the ring is drawn and no number is shown; `progress` otherwise, with macros when configured.

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Durable state of one user's Diet widgets: the seed's `WidgetData` plus the per-kind
-/// configuration and the local day the totals belong to.
+/// Durable state of one user's Diet widgets: the synced totals, goals, favourites and tracking
+/// mode, plus the per-kind configuration and the local day the totals belong to.
 ///
-/// The seed keeps `WidgetData?` and shows a placeholder while it is nil; here that is
-/// `dayKey == nil`: the app has never sent nutrition or goals, so no number would be true.
+/// While `dayKey` is nil the app has never sent nutrition or goals, so no number would be true
+/// and the widgets show a placeholder.
 public struct DietState: Codable, Equatable, Sendable {
     /// When the numbers last changed (an `UpdateNutrition`, `UpdateGoals` or quick log); nil before any.
     public var lastUpdated: Date?
@@ -36,10 +36,11 @@ public struct DietState: Codable, Equatable, Sendable {
         self.configurations = configurations
     }
 
-    /// Before the first message: the seed's default data, not yet synced.
+    /// Before the first message: nothing eaten, default goals, no favourites, full tracking, and
+    /// not yet synced.
     public static let initial = DietState()
 
-    /// Whether the app has synced numbers at least once (otherwise the widgets show the seed's
+    /// Whether the app has synced numbers at least once (otherwise the widgets show the sync
     /// placeholder, "Open app to sync", "Sync required").
     public var hasData: Bool { dayKey != nil }
 

@@ -32,7 +32,7 @@ public enum DietStateMachine {
             try DietLimits.validate(goals)
             next.goals = goals
             if !next.hasData {
-                // The seed starts from `defaultWidgetData()`: nothing eaten yet today.
+                // Goals before any nutrition: the day starts with nothing eaten yet.
                 next.nutrition = .zero
                 next.dayKey = today
             }
@@ -50,9 +50,9 @@ public enum DietStateMachine {
 
     /// Eats the favourite's default portion today and records it for sync.
     ///
-    /// The seed hands the tap to the app, which logs and re-syncs; here the widget state counts
-    /// it at once (so the widget is right before the app next opens) and the pending
-    /// ``FoodLogEntry`` carries it to the backend.
+    /// The widget state counts the tap at once, without waiting for the app to log it and
+    /// re-sync, so the widget is right before the app next opens; the pending ``FoodLogEntry``
+    /// carries it to the backend.
     private static func quickLog(
         _ state: DietState,
         foodId: String,

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The seed's `DietWidgetTimelineProvider`, as a pure function of state, time and the user's zone.
+/// When the Diet widgets refresh and what each entry shows, as a pure function of state, time and
+/// the user's zone.
 public enum DietTimelinePolicy {
-    /// Local hours with an hourly refresh entry (the seed's `hour >= 6 && hour < 22`).
+    /// Local hours with an hourly refresh entry: from 06:00 up to, not including, 22:00.
     public static let activeHours = 6..<22
     /// Distance of the hourly entry: one hour of elapsed time, as `Calendar.date(byAdding: .hour)`.
     public static let hourlyRefresh: TimeInterval = 3600
@@ -11,8 +12,8 @@ public enum DietTimelinePolicy {
     /// and, during active hours, one an hour from now. Reload at the end.
     ///
     /// Each entry shows the state as of its own local day, so a state last written yesterday
-    /// already shows zeros now, and the midnight entry shows the reset day (the seed's midnight
-    /// entry carries no data, which would show the placeholder: not what it means).
+    /// already shows zeros now, and the midnight entry shows the reset day's zeros rather than
+    /// the placeholder: a new day is not a missing sync.
     public static func timeline(
         for state: DietState,
         kind: DietWidgetKind,

@@ -1,5 +1,5 @@
-/// How the app tracks eating. `mindful` is the seed's recovery mode: the widgets show no
-/// calorie or macro numbers, only the progress ring and a leaf.
+/// How the app tracks eating. `mindful` is recovery mode: the widgets show no calorie or macro
+/// numbers, only the progress ring and a leaf.
 public enum DietTrackingMode: String, CaseIterable, Codable, Sendable {
     case full
     case mindful

@@ -1,4 +1,4 @@
-/// The seed's `ConfigurationAppIntent` parameters, stored per widget kind.
+/// A Diet widget's user-configurable options (show macros, compact mode), stored per widget kind.
 public struct DietWidgetConfiguration: Codable, Equatable, Sendable {
     public var showMacros: Bool
     public var compactMode: Bool
@@ -8,6 +8,6 @@ public struct DietWidgetConfiguration: Codable, Equatable, Sendable {
         self.compactMode = compactMode
     }
 
-    /// The seed's `@Parameter` defaults: a kind never configured shows macros, not compact.
+    /// The defaults: a kind never configured shows macros, not compact.
     public static let `default` = DietWidgetConfiguration()
 }

@@ -1,8 +1,8 @@
-/// The Diet app's WidgetKit kinds, spelled exactly as the seed's `DietWidgetBundle` names them.
+/// The Diet app's WidgetKit kinds; each raw value is the exact kind string the widget registers.
 ///
 /// All three render the same ``DietState``; each shows its own slice of it (see
-/// ``DietWidgetContent``). The seed's "Macro Breakdown" row is the progress kind's medium
-/// family, not a kind of its own: the bundle declares no such widget.
+/// ``DietWidgetContent``). The Macro Breakdown view is the progress kind's medium family, not a
+/// kind of its own: no widget is declared under that name.
 public enum DietWidgetKind: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     /// Daily Progress: calorie ring and macro bars.
     case dietProgress = "DietProgressWidget"
@@ -11,7 +11,7 @@ public enum DietWidgetKind: String, CaseIterable, Codable, CodingKeyRepresentabl
     /// Lock Screen: calories remaining at a glance.
     case lockScreen = "LockScreenWidget"
 
-    /// The WidgetKit families the seed declares for the kind.
+    /// The WidgetKit families the kind supports.
     public var supportedFamilies: [String] {
         switch self {
         case .dietProgress: ["systemSmall", "systemMedium"]

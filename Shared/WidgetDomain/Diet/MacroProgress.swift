@@ -1,4 +1,4 @@
-/// One macro bar of the progress widget (the seed's `MacroRow`).
+/// One macro bar of the progress widget.
 public struct MacroProgress: Codable, Equatable, Sendable {
     public enum Macro: String, Codable, CaseIterable, Sendable {
         case protein, carbs, fat
@@ -19,7 +19,7 @@ public struct MacroProgress: Codable, Equatable, Sendable {
         progress = NutritionProgress.progress(current: current, target: target)
     }
 
-    /// Protein, carbs and fat, in the seed's order.
+    /// The three bars, always in this order: protein, carbs, fat.
     public static func all(nutrition: NutritionTotals, goals: NutritionGoals) -> [MacroProgress] {
         [
             MacroProgress(macro: .protein, current: nutrition.protein, target: goals.proteinTarget),

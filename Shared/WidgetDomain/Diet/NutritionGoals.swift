@@ -1,4 +1,4 @@
-/// The user's daily targets: the seed's `GoalsSnapshot` (calories in kcal, macros in g).
+/// The user's daily targets (calories in kcal, macros in g).
 public struct NutritionGoals: Codable, Equatable, Sendable {
     public var calorieTarget: Int
     public var proteinTarget: Double
@@ -12,6 +12,6 @@ public struct NutritionGoals: Codable, Equatable, Sendable {
         self.fatTarget = fatTarget
     }
 
-    /// The seed's fallbacks for targets the user never set: 2000 kcal, 150 g / 250 g / 65 g.
+    /// Fallbacks for targets the user never set: 2000 kcal, 150 g protein, 250 g carbs, 65 g fat.
     public static let `default` = NutritionGoals(calorieTarget: 2000, proteinTarget: 150, carbsTarget: 250, fatTarget: 65)
 }

@@ -1,6 +1,6 @@
 /// The body of the `UpdateGoals` app message: the user's goals record, where an unset target is
-/// absent. Like the seed's `updateNutrition(_:goals:)`, an absent target falls back to its
-/// default rather than keeping the previous value, so the message always states all goals.
+/// absent. An absent target falls back to its default rather than keeping the previous value, so
+/// the message always states all goals.
 public struct NutritionGoalsUpdate: Codable, Equatable, Sendable {
     public var calorieTarget: Int?
     public var proteinTarget: Double?

@@ -1,5 +1,5 @@
-/// The seed's computed properties (`caloriesRemaining`, `calorieProgress`, `MacroRow.progress`),
-/// kept verbatim so every kind rounds and clamps the same way.
+/// The progress arithmetic every Diet kind shares (calories remaining, calorie progress, a macro
+/// bar's progress), defined once so every kind rounds and clamps the same way.
 public enum NutritionProgress {
     /// Calories still to eat today; never negative once the target is passed.
     public static func caloriesRemaining(calories: Double, target: Int) -> Double {

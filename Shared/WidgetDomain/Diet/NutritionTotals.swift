@@ -1,5 +1,5 @@
-/// Calories (kcal) and macros (g) eaten on one local day: the seed's `NutritionSnapshot`, and the
-/// body of the `UpdateNutrition` app message.
+/// Calories (kcal) and macros (g) eaten on one local day; also the body of the `UpdateNutrition`
+/// app message.
 public struct NutritionTotals: Codable, Equatable, Sendable {
     public var calories: Double
     public var protein: Double

@@ -3,7 +3,7 @@
 public struct QuickLogButton: Codable, Equatable, Sendable, Identifiable {
     public var id: String
     public var name: String
-    /// Per-unit calories as the seed's button shows them; nil in mindful mode (no numbers).
+    /// Per-unit calories, as the button shows them; nil in mindful mode (no numbers).
     public var calories: Double?
     public var defaultQuantity: Double
     public var unit: String

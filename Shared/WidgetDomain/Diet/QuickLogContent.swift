@@ -1,12 +1,11 @@
-/// What the Quick Log widget shows (the seed's `QuickLogWidgetView`): the first four favourites
-/// as buttons, or the "Add favorites to quick log" empty state when there are none or the app has
-/// never synced.
+/// What the Quick Log widget shows: the first four favourites as buttons, or the "Add favorites
+/// to quick log" empty state when there are none or the app has never synced.
 public struct QuickLogContent: Codable, Equatable, Sendable {
     public enum View: String, Codable, Sendable {
         case empty, foods
     }
 
-    /// The seed's empty-state text.
+    /// The empty-state text, worded alike on every client.
     public static let emptyMessage = "Add favorites to quick log"
 
     public var view: View

@@ -1,4 +1,4 @@
-/// A favourite food the Quick Log widget offers: the seed's `QuickLogFood`.
+/// A favourite food the Quick Log widget offers.
 ///
 /// `calories` and the macros are per one `unit`; a quick log eats `defaultQuantity` units.
 public struct QuickLogFood: Codable, Equatable, Sendable, Identifiable {

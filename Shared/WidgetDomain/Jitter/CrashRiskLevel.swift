@@ -1,8 +1,7 @@
 /// A crash-risk band: ≥ 71 high (red), ≥ 31 medium (orange), otherwise low (green).
 ///
-/// The seed stores a `riskLevel` string beside the score without saying where it comes from; it
-/// is derived here from the same bands as the colour, so the two can never disagree (the seed's
-/// placeholder, 42 → "medium", agrees).
+/// The app does not send a level: it is derived from the score by the same bands as the colour,
+/// so the two can never disagree (the placeholder's 42 is "medium").
 public enum CrashRiskLevel: String, Codable, CaseIterable, Sendable {
     case low, medium, high
 

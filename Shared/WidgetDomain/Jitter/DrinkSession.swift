@@ -1,8 +1,8 @@
 import Foundation
 
-/// A sipping session started from the widget's "Add Drink" button (the seed's `DrinkSession`).
+/// A sipping session started from the widget's "Add Drink" button.
 ///
-/// The seed's `isActive` and `elapsedSeconds` are not stored: a session exists only while
+/// Whether it is active and how long it has run are not stored: a session exists only while
 /// active, and its elapsed time is a function of the clock.
 public struct DrinkSession: Codable, Equatable, Sendable, Identifiable {
     public let id: String
@@ -27,7 +27,7 @@ public struct DrinkSession: Codable, Equatable, Sendable, Identifiable {
         max(0, Int(date.timeIntervalSince(startTime).rounded(.down)))
     }
 
-    /// The timer text, `HH:MM:SS` (the seed's `elapsedTime`).
+    /// The timer text, `HH:MM:SS`, each part two digits.
     public static func formatElapsed(_ seconds: Int) -> String {
         let hours = seconds / 3600
         let minutes = (seconds % 3600) / 60

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A sipping session the user completed, pending sync (the seed hands it to the app through
-/// `jitter://complete-drink?sessionId=…`).
+/// A sipping session the user completed, pending sync. Completing it also opens
+/// `jitter://complete-drink?sessionId=…`, which hands it to the app.
 public struct FinishedDrink: Codable, Equatable, Sendable, Identifiable {
     /// The drink session's id.
     public let id: String

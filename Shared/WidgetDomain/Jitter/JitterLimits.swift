@@ -2,7 +2,7 @@ import Foundation
 
 /// Bounds on what a Jitter client controls; anything outside is refused before it reaches the state.
 public enum JitterLimits {
-    /// Focus and crash-risk scores are whole numbers 0–100 (the seed's colour bands assume it).
+    /// Focus and crash-risk scores are whole numbers 0–100 (the colour bands assume it).
     public static let scoreRange = 0...100
     /// Caffeine in the body, mg. 2000 mg is far beyond a dangerous dose: anything higher is a bug.
     public static let caffeineRange = 0...2000

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The Jitter app's latest scores as the widget shows them (the seed's `JitterWidgetData`, minus
-/// the timer fields, which live in ``DrinkSession``).
+/// The Jitter app's latest scores as the widget shows them; the timer fields live in
+/// ``DrinkSession``.
 public struct JitterScores: Codable, Equatable, Sendable {
     /// 0–100.
     public var crashRiskScore: Int

@@ -2,7 +2,7 @@ import Foundation
 
 /// The body of the `UpdateJitterScores` app message, as the client sent it.
 ///
-/// `lastDrinkTime` is an ISO-8601 date on the wire (the seed's string), read by the wire decoder.
+/// `lastDrinkTime` is an ISO-8601 date string on the wire, read by the wire decoder.
 public struct JitterScoresUpdate: Codable, Equatable, Sendable {
     public var crashRiskScore: Int
     public var focusScore: Int

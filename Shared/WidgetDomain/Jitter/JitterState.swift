@@ -1,9 +1,8 @@
 import Foundation
 
-/// Durable state of one user's Jitter widget: the app's scores and the open sipping session
-/// (the seed's `jitter_widget_data` and `active_drink_session` keys).
+/// Durable state of one user's Jitter widget: the app's scores and the open sipping session.
 public struct JitterState: Codable, Equatable, Sendable {
-    /// nil until the app first sends scores; the widget then shows the seed's placeholder values.
+    /// nil until the app first sends scores; until then the widget shows placeholder values.
     public var scores: JitterScores?
     /// The sipping session started last and not completed; ignored once expired.
     public var session: DrinkSession?

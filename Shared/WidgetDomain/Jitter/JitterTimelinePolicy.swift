@@ -1,6 +1,7 @@
 import Foundation
 
-/// The seed's `JitterWidgetProvider.getTimeline`, as a pure function of state and time.
+/// When the Jitter widget refreshes and what each entry shows, as a pure function of state and
+/// time.
 public enum JitterTimelinePolicy {
     /// Timer entries while sipping: every 10 s for 30 minutes.
     public static let sippingEntryCount = 180

@@ -1,10 +1,10 @@
 import Foundation
 
-/// What the Jitter widget shows at one instant (the seed's `ScoresView` / `TimerView`).
+/// What the Jitter widget shows at one instant: the scores, or the sipping timer.
 ///
 /// The score fields are always present: the timer view is drawn over the same data. Before the
-/// app's first scores they hold the seed's placeholder values with `isPlaceholder` set and the
-/// colour gray, since the band would describe numbers that are not the user's.
+/// app's first scores they hold ``placeholderScores`` with `isPlaceholder` set and the colour
+/// gray, since the band would describe numbers that are not the user's.
 public struct JitterWidgetContent: Codable, Equatable, Sendable {
     public enum View: String, Codable, Sendable {
         case scores, sipping
@@ -27,7 +27,7 @@ public struct JitterWidgetContent: Codable, Equatable, Sendable {
     /// `HH:MM:SS` since the session started.
     public var elapsed: String?
 
-    /// The seed's `placeholder(in:)` scores: crash risk 42, focus 78, caffeine 85, "medium".
+    /// Shown until the app's first scores: crash risk 42 ("medium"), focus 78, caffeine 85.
     public static let placeholderScores = (crashRiskScore: 42, focusScore: 78, currentCaffeineLevel: 85)
 
     public init(

@@ -1,5 +1,5 @@
-/// The HRV figures the medium widget prints, computed the seed's way: average = sum / count,
-/// max = largest value, each falling back to the seed's default when there is no history.
+/// The HRV figures the medium widget prints: average = sum / count, max = largest value, each
+/// falling back to its default (60 ms, 75 ms) when there is no history.
 public struct HRVSummary: Equatable, Sendable {
     public let average: Double
     public let maximum: Double

@@ -1,8 +1,7 @@
 /// The band a 0–100 stress score falls in, with the label the widget prints.
 ///
-/// The seed names `.mild` and `.moderate` and shows 38 and 42 as mild, 45 and 50 as moderate;
-/// the boundaries below keep all four examples true: relaxed 0–24, mild 25–44,
-/// moderate 45–69, high 70–100.
+/// The bands are relaxed 0–24, mild 25–44, moderate 45–69 and high 70–100: the placeholder (45)
+/// and the default shown without data (50) read as moderate.
 public enum StressCategory: String, Codable, Sendable, CaseIterable {
     case relaxed
     case mild
@@ -29,7 +28,7 @@ public enum StressCategory: String, Codable, Sendable, CaseIterable {
         }
     }
 
-    /// The seed's `displayName` (the small widget upper-cases it).
+    /// The label the widget prints (the small widget upper-cases it).
     public var displayName: String {
         switch self {
         case .relaxed: "Relaxed"

@@ -1,9 +1,9 @@
 import Foundation
 
-/// One Stress Monitor timeline entry's content: the seed's `StressEntry` (without `date`, which
-/// the entry carries) plus the trend, the measurement time and the deep link.
+/// One Stress Monitor timeline entry's content: the score, its category and the HRV figures
+/// (not `date`, which the entry carries), plus the trend, the measurement time and the deep link.
 public struct StressMonitorEntry: Codable, Equatable, Sendable {
-    /// 0–100; the seed's default 50 before any measurement.
+    /// 0–100; 50 before any measurement.
     public var stressLevel: Int
     public var category: StressCategory
     /// `category.displayName`, so thin clients need no table.
@@ -36,7 +36,7 @@ public struct StressMonitorEntry: Codable, Equatable, Sendable {
         deepLink = StressMonitorDeepLink.measurement
     }
 
-    /// What `state` shows: its latest score and HRV summary, or the seed's defaults.
+    /// What `state` shows: its latest score and HRV summary, or the no-data defaults.
     public init(state: StressMonitorState) {
         let values = state.hrvValues
         let summary = HRVSummary(values: values)

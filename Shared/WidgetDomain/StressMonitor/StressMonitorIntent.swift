@@ -3,6 +3,6 @@ public enum StressMonitorIntent: Equatable, Sendable {
     /// `RecordStressMeasurement {stressLevel, hrvMilliseconds?, measuredAt?}`: an app (or,
     /// later, metrics-ingest) measurement.
     case recordStressMeasurement(StressMeasurementInput)
-    /// `UpdateWidgetIntent {}`: the seed's "update the widget with latest data" — a new timeline now.
+    /// `UpdateWidgetIntent {}`: update the widget with the latest data — a new timeline now.
     case updateWidget
 }

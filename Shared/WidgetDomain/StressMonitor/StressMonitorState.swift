@@ -1,7 +1,7 @@
 import Foundation
 
-/// Durable state of one user's Stress Monitor widget: what the seed's provider fetches
-/// (latest measurement, last 24 HRV values) plus the last explicit refresh request.
+/// Durable state of one user's Stress Monitor widget: the latest measurement and the last 24 HRV
+/// values, plus the last explicit refresh request.
 public struct StressMonitorState: Codable, Equatable, Sendable {
     /// The measurement with the latest `measuredAt`; nil before the first one.
     public var latest: StressMeasurement?

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The seed's `StressMonitorProvider`, as pure functions of state and time.
+/// When the Stress Monitor widget refreshes and what it shows, as pure functions of state and
+/// time.
 public enum StressMonitorTimelinePolicy {
     /// One entry for now; ask again in 15 minutes (a measurement or `UpdateWidgetIntent`
     /// changes the state, which reloads sooner).
@@ -11,7 +12,8 @@ public enum StressMonitorTimelinePolicy {
         )
     }
 
-    /// The seed's `placeholder`: 45, moderate, with the no-history HRV defaults.
+    /// The placeholder shown before the first entry: 45, moderate, with the no-history HRV
+    /// defaults.
     public static func placeholder(at date: Date) -> TimelineEntry<StressMonitorEntry> {
         TimelineEntry(
             date: date,
@@ -21,8 +23,8 @@ public enum StressMonitorTimelinePolicy {
         )
     }
 
-    /// The seed's `getSnapshot` sample for the widget gallery, values exactly as the seed gives
-    /// them (average 54, not 54.29), measured two minutes before `date` ("Updated 2m ago").
+    /// The sample for the widget gallery: fixed values, the average given as 54 rather than
+    /// computed (54.29), measured two minutes before `date` ("Updated 2m ago").
     public static func preview(at date: Date) -> TimelineEntry<StressMonitorEntry> {
         let history: [Double] = [45, 52, 48, 60, 55, 62, 58]
         return TimelineEntry(

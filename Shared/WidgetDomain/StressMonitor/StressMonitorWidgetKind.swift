@@ -1,4 +1,4 @@
-/// Stress Monitor's one widget, with the seed's kind string.
+/// Stress Monitor's one widget; the raw value is the exact kind string the widget registers.
 public enum StressMonitorWidgetKind: String, CaseIterable, Codable, Sendable {
     case stressMonitor = "StressMonitorWidget"
 

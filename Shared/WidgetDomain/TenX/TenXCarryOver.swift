@@ -1,5 +1,5 @@
-/// "Continue yesterday": today's setup pre-filled with yesterday's unfinished focuses
-/// (the seed's `carryoverDraftsIfNeeded`). Yesterday itself is never edited.
+/// "Continue yesterday": today's setup pre-filled with yesterday's unfinished focuses.
+/// Yesterday itself is never edited.
 public enum TenXCarryOver {
     /// Drafts for `today`, in yesterday's order, at most ``TenXLimits/dailyFocusCount``.
     ///

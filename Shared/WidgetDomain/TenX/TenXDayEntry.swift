@@ -1,7 +1,6 @@
 import Foundation
 
-/// One local day's plan: exactly three focuses, identified by the user's `dayKey`
-/// (the seed's `DayEntry`).
+/// One local day's plan: exactly three focuses, identified by the user's `dayKey`.
 public struct TenXDayEntry: Codable, Equatable, Sendable {
     public let dayKey: DayKey
     public let createdAt: Date

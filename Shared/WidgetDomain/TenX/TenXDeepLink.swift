@@ -1,4 +1,4 @@
-/// The app's `tenx://` routes (the seed's URL scheme hosts).
+/// The app's `tenx://` routes, one per URL host.
 public enum TenXDeepLink: String, Codable, Sendable, CaseIterable {
     case home = "tenx://home"
     case setup = "tenx://setup"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One of a day's three focuses (the seed's `DailyFocus`).
+/// One of a day's three focuses.
 public struct TenXFocus: Codable, Equatable, Sendable, Identifiable {
     public let id: String
     public let title: String
@@ -29,7 +29,7 @@ public struct TenXFocus: Codable, Equatable, Sendable, Identifiable {
         self.createdAt = createdAt
     }
 
-    /// The seed's `setCompleted`: completion and its timestamp always change together.
+    /// Completion and its timestamp always change together.
     public mutating func setCompleted(_ completed: Bool, now: Date) {
         isCompleted = completed
         completedAt = completed ? now : nil

@@ -1,5 +1,5 @@
-/// One focus as the daily setup submits it (the seed's `FocusDraft`), and as carry-over
-/// pre-fills it. Values arrive unvalidated; ``TenXStateMachine`` checks them.
+/// One focus as the daily setup submits it, and as carry-over pre-fills it. Values arrive
+/// unvalidated; ``TenXStateMachine`` checks them.
 public struct TenXFocusDraft: Codable, Equatable, Sendable {
     public var title: String
     /// The goal to link; nil or empty means the user has not picked one yet.

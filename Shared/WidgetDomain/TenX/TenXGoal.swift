@@ -1,6 +1,6 @@
 import Foundation
 
-/// A long-term goal every daily focus is linked to (the seed's `TenXGoal`).
+/// A long-term goal every daily focus is linked to.
 public struct TenXGoal: Codable, Equatable, Sendable, Identifiable {
     public let id: String
     public var title: String

@@ -1,5 +1,4 @@
-/// What a TenX widget shows, derived from the state at one instant in the user's zone
-/// (the seed's `WidgetSnapshot.state`).
+/// What a TenX widget shows, derived from the state at one instant in the user's zone.
 public enum TenXSnapshotState: String, Codable, Sendable, CaseIterable {
     /// "Open app to set goals": onboarding not finished or no active goal.
     case needsOnboarding

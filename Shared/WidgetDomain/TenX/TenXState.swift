@@ -1,7 +1,7 @@
 import Foundation
 
-/// Durable state of one user's TenX app: the seed's `TenXStore` (goals, day entries) plus the
-/// onboarding flag the seed keeps in `@AppStorage`.
+/// Durable state of one user's TenX app: goals, day entries, the onboarding flag, and the streak
+/// of entries retention removed.
 public struct TenXState: Codable, Equatable, Sendable {
     /// Active and archived goals, in creation order.
     public var goals: [TenXGoal]
@@ -24,15 +24,15 @@ public struct TenXState: Codable, Equatable, Sendable {
 
     public static let initial = TenXState()
 
-    /// Active goals in creation order (the seed's `fetchActiveGoals`).
+    /// Active goals in creation order.
     public var activeGoals: [TenXGoal] { goals.filter { !$0.isArchived } }
 
     public func goal(id: String) -> TenXGoal? { goals.first { $0.id == id } }
 
-    /// The seed's `fetchDayEntry(dayKey:)`.
+    /// The entry of local day `dayKey`, or nil if the user has not set that day.
     public func entry(for dayKey: DayKey) -> TenXDayEntry? { dayEntries.first { $0.dayKey == dayKey } }
 
-    /// The seed's root gating: onboarding shows until the flag is set and a goal is active.
+    /// The app's root gating: onboarding shows until the flag is set and a goal is active.
     public var needsOnboarding: Bool { !hasCompletedOnboarding || activeGoals.isEmpty }
 
     /// The streak as of `today` (``TenXStreakEngine`` over the retained entries and the tail).

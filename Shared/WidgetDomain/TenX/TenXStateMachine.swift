@@ -1,7 +1,7 @@
 import Foundation
 
-/// The seed's `TenXStore` invariants: 1–3 active goals, exactly three goal-linked focuses per
-/// local day, one entry per `dayKey`, and only today's focuses change.
+/// TenX's invariants: 1–3 active goals, exactly three goal-linked focuses per local day, one
+/// entry per `dayKey`, and only today's focuses change.
 public enum TenXStateMachine {
     public static func reduce(
         _ state: TenXState,
@@ -70,7 +70,7 @@ public enum TenXStateMachine {
     // MARK: Day entries
 
     /// Creates today's entry (today in the user's zone at `context.now`). Every draft is checked
-    /// before any id is drawn, in the seed's order: count, day already set, then per focus.
+    /// before any id is drawn, always in this order: count, day already set, then per focus.
     private static func createDayEntry(_ state: TenXState, drafts: [TenXFocusDraft], context: inout ReduceContext)
         throws(RuleViolation) -> Transition<TenXState>
     {

@@ -1,4 +1,5 @@
-/// The seed's `StreakEngine`: "pending today doesn't break".
+/// The TenX streak: consecutive days with a completed focus, where today, while still pending,
+/// doesn't break it.
 ///
 /// A day counts when it has an entry with at least one completed focus. Today counts only once
 /// it does; until then the streak is yesterday's. A day without an entry ends the run.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The seed's `SnapshotTimelineProvider`, as a pure function of state, time and zone.
+/// When the TenX widgets refresh and what they show, as a pure function of state, time and zone.
 ///
 /// One entry for now; ask again at the next local midnight or in 30 minutes, whichever is
 /// first, so the widget turns to the new day's `needsSetup` and never stays stale.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One TenX timeline entry's content: the seed's `WidgetSnapshot` (state, focuses, streak,
-/// completedCount, dayKey, generatedAt) plus the deep link a tap opens.
+/// One TenX timeline entry's content: state, focuses, streak, completedCount, dayKey and
+/// generatedAt, plus the deep link a tap opens.
 public struct TenXWidgetSnapshot: Codable, Equatable, Sendable {
     public var state: TenXSnapshotState
     /// Today's focuses in order; empty unless today is set, and always empty on the lock

@@ -1,5 +1,5 @@
-/// A micro-intervention the widget can offer when tension is high. The pool is embedded, as in
-/// the seed, because a widget tap must not depend on the network.
+/// A micro-intervention the widget can offer when tension is high. The pool is embedded because
+/// a widget tap must not depend on the network.
 public struct InterventionSuggestion: Codable, Equatable, Sendable {
     public let interventionId: String
     public let name: String

@@ -1,4 +1,4 @@
-/// The Tension Check widget's buttons (the seed's AppIntents).
+/// The Tension Check widget's buttons, one App Intent each.
 public enum TensionCheckIntent: Equatable, Sendable {
     /// An emoji tap: `RecordTensionIntent {level}`.
     case recordTension(level: Int)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Durable state of one user's Tension Check widget (the seed's App Group keys, minus the
-/// pending list, which lives with the other records awaiting sync).
+/// Durable state of one user's Tension Check widget: the phase and the last suggestion offered.
+/// Check-ins awaiting sync live with the other pending records, not here.
 public struct TensionCheckState: Codable, Equatable, Sendable {
     public var phase: TensionCheckPhase
     /// The intervention offered last, so the next suggestion differs from it.
@@ -16,8 +16,8 @@ public struct TensionCheckState: Codable, Equatable, Sendable {
 
     /// The phase as the widget shows it at `date`: a completed view auto-resets to the picker.
     ///
-    /// The seed flips the stored phase while rendering; a derived reader may not write, so the
-    /// reset is computed from `resetAt` instead.
+    /// A derived reader may not write, so the reset is computed from `resetAt` rather than
+    /// stored.
     public func phase(at date: Date) -> TensionCheckPhase {
         if case .completed(_, _, let resetAt) = phase, date >= resetAt {
             return .picker

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The seed's `TensionCheckTimelineProvider`, as a pure function of state and time.
+/// When the Tension Check widget refreshes and what it shows, as a pure function of state and
+/// time.
 public enum TensionCheckTimelinePolicy {
     /// Safety refresh while a suggestion waits for the user.
     public static let suggestionRefresh: TimeInterval = 5 * 60

@@ -1,4 +1,4 @@
-/// The 😌→😫 scale the Tension Check widget offers (the seed's `EmojiRatingPicker` values).
+/// The 😌→😫 scale the Tension Check widget offers: five levels, 0, 3, 5, 7 and 10.
 public enum TensionLevel: Int, CaseIterable, Codable, Sendable {
     case none = 0
     case mild = 3

@@ -1,7 +1,7 @@
 import Testing
 @testable import WidgetDomain
 
-/// What each kind shows of the state: the seed's views as data.
+/// What each kind shows of the state: every widget view as data.
 @Suite("DietWidgetContent")
 struct DietWidgetContentTests {
     let day = DietFixture.today

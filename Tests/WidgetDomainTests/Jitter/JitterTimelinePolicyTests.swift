@@ -76,7 +76,7 @@ struct JitterTimelinePolicyTests {
     }
 
     @Test func aLongSessionKeepsTimingAfterTheFirstHalfHour() {
-        // The seed's 30 minutes is one timeline, not the session's life: the reload at its end
+        // 30 minutes is one timeline's span, not the session's life: the reload at its end
         // times on, with the elapsed time continuing.
         let readAt = JitterFixture.session.startTime.addingTimeInterval(45 * 60)
         let timeline = Policy.timeline(for: JitterFixture.sippingState, now: readAt)

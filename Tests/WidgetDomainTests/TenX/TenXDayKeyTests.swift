@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import WidgetDomain
 
-/// The seed's `DayKeyTests` (make / previous / date conversion) against Core's `DayKey` and
-/// `LocalCalendar`, which TenX uses for every day boundary.
+/// Day keys (make / previous / date conversion) with Core's `DayKey` and `LocalCalendar`, which
+/// TenX uses for every day boundary.
 @Suite("TenX day keys")
 struct TenXDayKeyTests {
     @Test("makes the local day of an instant", arguments: [

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import WidgetDomain
 
-/// The seed's "Timezone changes / DST" row: `dayKey` in the user's current zone is the day's
-/// identity; midnights come from that zone's calendar.
+/// Time-zone changes and DST: `dayKey` in the user's current zone is the day's identity;
+/// midnights come from that zone's calendar.
 @Suite("TenX zones and DST")
 struct TenXZoneAndDSTTests {
     static func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
