@@ -128,6 +128,12 @@ let package = Package(
         .testTarget(
             name: "SyncAgentUnitTests",
             dependencies: ["SyncAgent"]),
+        .testTarget(
+            name: "MetricsIngestUnitTests",
+            dependencies: [
+                "MetricsIngest", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Start the real executables as processes on free loopback ports and speak ZeroMQ to them.
         .testTarget(
             name: "IntegrationTests",

@@ -315,7 +315,7 @@ struct SnapshotWriterTests {
 
     /// The `written` count snapshot-writer logs when it stops.
     static func filesWritten(log: String) -> Int? {
-        log.components(separatedBy: "written=").dropFirst().last.flatMap { Int($0.prefix(while: \.isNumber)) }
+        log.components(separatedBy: "widgetbus.written=").dropFirst().last.flatMap { Int($0.prefix(while: \.isNumber)) }
     }
 
     func permissions(_ url: URL) throws -> Int {

@@ -66,13 +66,13 @@ public struct IntentHandlerService: BusService {
         logger.info(
             "intent-handler ready",
             metadata: [
-                "intents": "\(configuration.intentsEndpoint)", "events": "\(configuration.stateEventsEndpoint)",
-                "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
-                "epoch": "\(processor.epoch)", "sequence": "\(processor.lastSequence)", "prunedReplies": "\(pruned)",
-                "stateCapacity": "\(configuration.stateCapacity)",
+                "widgetbus.endpoint.intents": "\(configuration.intentsEndpoint)", "widgetbus.endpoint.state_events": "\(configuration.stateEventsEndpoint)",
+                "widgetbus.endpoint.state_snapshot": "\(configuration.snapshotEndpoint)", "widgetbus.database": "\(configuration.databasePath)",
+                "widgetbus.epoch": "\(processor.epoch)", "widgetbus.sequence": "\(processor.lastSequence)", "widgetbus.pruned_replies": "\(pruned)",
+                "widgetbus.state_capacity": "\(configuration.stateCapacity)",
             ])
         bus.onStop { _ in
-            logger.info("intent-handler stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
+            logger.info("intent-handler stopping", metadata: ["widgetbus.sequence": "\(publisher.lastSequence)"])
         }
     }
 }

@@ -66,7 +66,7 @@ public struct MetricsIngestService: BusService {
         func startIngesting(now: Date) {
             guard !ingesting, zones.snapshotCount > 0 || now >= zoneDeadline else { return }
             ingesting = true
-            logger.info("taking samples", metadata: ["zonesSynced": "\(zones.snapshotCount > 0)"])
+            logger.info("taking samples", metadata: ["widgetbus.zones_synced": "\(zones.snapshotCount > 0)"])
         }
         bus.afterMessages(startIngesting(now:))
         bus.timer(dueAt: { ingesting ? nil : zoneDeadline }, startIngesting(now:))
@@ -79,12 +79,12 @@ public struct MetricsIngestService: BusService {
         logger.info(
             "metrics-ingest ready",
             metadata: [
-                "metrics": "\(configuration.metricsEndpoint)", "events": "\(configuration.eventsEndpoint)",
-                "snapshot": "\(configuration.snapshotEndpoint)", "database": "\(configuration.databasePath)",
-                "epoch": "\(ingestor.epoch)", "sequence": "\(ingestor.sequence)", "users": "\(ingestor.records.count)", "prunedSampleKeys": "\(pruned)",
+                "widgetbus.endpoint.metrics": "\(configuration.metricsEndpoint)", "widgetbus.endpoint.metrics_events": "\(configuration.eventsEndpoint)",
+                "widgetbus.endpoint.metrics_snapshot": "\(configuration.snapshotEndpoint)", "widgetbus.database": "\(configuration.databasePath)",
+                "widgetbus.epoch": "\(ingestor.epoch)", "widgetbus.sequence": "\(ingestor.sequence)", "widgetbus.users": "\(ingestor.records.count)", "widgetbus.pruned_sample_keys": "\(pruned)",
             ])
         bus.onStop { _ in
-            logger.info("metrics-ingest stopping", metadata: ["sequence": "\(ingestor.sequence)"])
+            logger.info("metrics-ingest stopping", metadata: ["widgetbus.sequence": "\(ingestor.sequence)"])
         }
     }
 }

@@ -87,7 +87,7 @@ final class MetricsIngestor {
                         }
                         burst.counts.add(applied.counts)
                     } catch {
-                        logger.error("message not stored; its samples are lost", metadata: ["message": "\(id)", "error": "\(error)"])
+                        logger.error("message not stored; its samples are lost", metadata: ["widgetbus.message.id": "\(id)", "widgetbus.error": "\(error)"])
                         burst.counts.count(.internalError)
                     }
                 }
@@ -110,7 +110,7 @@ final class MetricsIngestor {
             sequence = events.last?.sequence ?? sequence
             return events
         } catch {
-            logger.error("commit failed; the burst's samples are lost", metadata: ["messages": "\(messages.count)", "error": "\(error)"])
+            logger.error("commit failed; the burst's samples are lost", metadata: ["widgetbus.messages": "\(messages.count)", "widgetbus.error": "\(error)"])
             var failure = MetricsCounters()
             for _ in messages { failure.count(.internalError) }
             commit(counts: failure)
@@ -127,7 +127,7 @@ final class MetricsIngestor {
             }
             push = try MetricsPush.decode(frames[0], codec: codec)
         } catch {
-            logger.warning("pushed message refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
+            logger.warning("pushed message refused", metadata: ["widgetbus.code": "\(error.code)", "widgetbus.reason": "\(error.message)"])
             var refused = CheckedMessage(id: nil)
             refused.counts.count(error.code)
             return refused
@@ -140,7 +140,7 @@ final class MetricsIngestor {
                 message.candidates.append((MetricsStore.SampleKey(user: sample.user, kind: sample.kind, takenAt: sample.takenAt), metric))
             } catch {
                 message.counts.count(error.reason)
-                logger.debug("sample refused", metadata: ["message": "\(push.id)", "reason": "\(error)"])
+                logger.debug("sample refused", metadata: ["widgetbus.message.id": "\(push.id)", "widgetbus.reason": "\(error)"])
             }
         }
         return message
@@ -183,7 +183,7 @@ final class MetricsIngestor {
             try store.database.queue.write { db in try store.add(db, counts: counts) }
             counters.add(counts)
         } catch {
-            logger.error("counter update failed", metadata: ["error": "\(error)"])
+            logger.error("counter update failed", metadata: ["widgetbus.error": "\(error)"])
         }
     }
 

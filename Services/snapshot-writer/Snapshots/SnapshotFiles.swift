@@ -30,7 +30,7 @@ final class SnapshotFiles {
         try writer.createDirectory(root)
         let leftovers = AtomicFileWriter.removeTemporaryFiles(under: root)
         if !leftovers.isEmpty {
-            logger.notice("removed temporary files left by a crash", metadata: ["count": "\(leftovers.count)"])
+            logger.notice("removed temporary files left by a crash", metadata: ["widgetbus.count": "\(leftovers.count)"])
         }
         self.root = root
         self.codec = codec
@@ -81,13 +81,13 @@ final class SnapshotFiles {
             do {
                 pending.append((path, snapshot, try snapshot.encoded(with: codec)))
             } catch {
-                logger.error("snapshot not encodable", metadata: ["file": "\(path)", "error": "\(error)"])
+                logger.error("snapshot not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
             }
         }
         let failures = writer.write(pending.map { ($0.data, $0.path.file) })
         for (index, write) in pending.enumerated() {
             if let error = failures[index] {
-                logger.error("snapshot write failed", metadata: ["file": "\(write.path)", "error": "\(error)"])
+                logger.error("snapshot write failed", metadata: ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"])
                 if waiting[write.path] == nil { waiting[write.path] = write.snapshot }
                 retries.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {
@@ -102,7 +102,7 @@ final class SnapshotFiles {
         do {
             return try SnapshotPath(root: root, user: user, kind: kind)
         } catch {
-            logger.warning("snapshot refused", metadata: ["reason": "\(error)"])
+            logger.warning("snapshot refused", metadata: ["widgetbus.reason": "\(error)"])
             return nil
         }
     }

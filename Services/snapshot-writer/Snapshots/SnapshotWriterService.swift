@@ -82,14 +82,14 @@ public struct SnapshotWriterService: BusService {
         logger.info(
             "snapshot-writer ready",
             metadata: [
-                "directory": "\(configuration.snapshotDirectory)", "coalesceDelay": "\(configuration.coalesceDelay)",
-                "diskCheckInterval": "\(configuration.diskCheckInterval)",
-                "timelineEvents": "\(configuration.timelineEventsEndpoint)", "timelines": "\(configuration.timelinesEndpoint)",
+                "widgetbus.directory": "\(configuration.snapshotDirectory)", "widgetbus.coalesce_delay": "\(configuration.coalesceDelay)",
+                "widgetbus.disk_check_interval": "\(configuration.diskCheckInterval)",
+                "widgetbus.endpoint.timeline_events": "\(configuration.timelineEventsEndpoint)", "widgetbus.endpoint.timelines": "\(configuration.timelinesEndpoint)",
             ])
         bus.onStop { _ in
             logger.info(
                 "snapshot-writer stopping",
-                metadata: ["written": "\(files.writeCount)", "epoch": "\(timelines.epoch ?? "-")", "sequence": "\(timelines.sequence)"])
+                metadata: ["widgetbus.written": "\(files.writeCount)", "widgetbus.epoch": "\(timelines.epoch ?? "-")", "widgetbus.sequence": "\(timelines.sequence)"])
         }
     }
 }

@@ -24,7 +24,7 @@ public struct SyncAgentService: Service {
             return [SyncAgentService(configuration: configuration, target: try SQLiteSyncTarget(path: path), logger: logger)]
         case .postgres(let url):
             if !url.ignoredParameters.isEmpty {
-                logger.warning("ignoring database URL parameters", metadata: ["parameters": "\(url.ignoredParameters)"])
+                logger.warning("ignoring database URL parameters", metadata: ["widgetbus.parameters": "\(url.ignoredParameters)"])
             }
             let client = PostgresClient(
                 configuration: try url.clientConfiguration(
@@ -41,7 +41,7 @@ public struct SyncAgentService: Service {
             intents: bus, target: target, databaseTimeout: configuration.databaseTimeout,
             pauseBeforeAcknowledgement: configuration.pauseBeforeAcknowledgement, logger: logger)
         if let pause = configuration.pauseBeforeAcknowledgement {
-            logger.warning("TEST HOOK active: every pass pauses between upsert and acknowledgement", metadata: ["pause": "\(pause)"])
+            logger.warning("TEST HOOK active: every pass pauses between upsert and acknowledgement", metadata: ["widgetbus.pause": "\(pause)"])
         }
         let (events, continuation) = AsyncStream.makeStream(of: SyncScheduler.Event.self)
         let scheduler = SyncScheduler(
@@ -50,9 +50,9 @@ public struct SyncAgentService: Service {
         logger.info(
             "sync-agent starting",
             metadata: [
-                "target": "\(target.description)", "interval": "\(configuration.sweepInterval)",
-                "concurrency": "\(configuration.concurrency)",
-                "backoff": "\(configuration.backoff.base)…\(configuration.backoff.cap)",
+                "widgetbus.target": "\(target.description)", "widgetbus.interval": "\(configuration.sweepInterval)",
+                "widgetbus.concurrency": "\(configuration.concurrency)",
+                "widgetbus.backoff": "\(configuration.backoff.base)…\(configuration.backoff.cap)",
             ])
 
         try await withThrowingDiscardingTaskGroup { group in

@@ -77,9 +77,9 @@ public struct TimelineService: BusService {
         logger.info(
             "timeline-service ready",
             metadata: [
-                "epoch": "\(publisher.epoch)", "timelines": "\(configuration.timelinesEndpoint)", "events": "\(configuration.timelineEventsEndpoint)",
-                "stateEvents": "\(configuration.stateEventsEndpoint)", "snapshot": "\(configuration.snapshotEndpoint)",
-                "metricsEvents": "\(configuration.metricsEventsEndpoint)", "metricsSnapshot": "\(configuration.metricsSnapshotEndpoint)",
+                "widgetbus.epoch": "\(publisher.epoch)", "widgetbus.endpoint.timelines": "\(configuration.timelinesEndpoint)", "widgetbus.endpoint.timeline_events": "\(configuration.timelineEventsEndpoint)",
+                "widgetbus.endpoint.state_events": "\(configuration.stateEventsEndpoint)", "widgetbus.endpoint.state_snapshot": "\(configuration.snapshotEndpoint)",
+                "widgetbus.endpoint.metrics_events": "\(configuration.metricsEventsEndpoint)", "widgetbus.endpoint.metrics_snapshot": "\(configuration.metricsSnapshotEndpoint)",
             ])
         bus.onStop { _ in
             logger.info("timeline-service stopping")

@@ -136,7 +136,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
             return
         }
         guard let event = model.decodeEvent(frames[1], codec: codec) else {
-            logger.warning("undecodable event ignored", metadata: ["topic": "\(String(decoding: frames[0], as: UTF8.self))"])
+            logger.warning("undecodable event ignored", metadata: ["widgetbus.topic": "\(String(decoding: frames[0], as: UTF8.self))"])
             return
         }
         let position = Model.position(of: event)
@@ -167,8 +167,8 @@ public final class SequencedReplica<Model: ReplicaModel> {
         logger.info(
             "replica synced from snapshot",
             metadata: [
-                "topics": "\(model.snapshotPrefix)", "epoch": "\(position.epoch)", "sequence": "\(sequence)",
-                "changed": "\(differences.count)",
+                "widgetbus.topic_prefix": "\(model.snapshotPrefix)", "widgetbus.epoch": "\(position.epoch)", "widgetbus.sequence": "\(sequence)",
+                "widgetbus.changed": "\(differences.count)",
             ])
         report(differences)
         try replayQueue()
@@ -219,6 +219,6 @@ public final class SequencedReplica<Model: ReplicaModel> {
         awaitedSnapshot = (id, now.addingTimeInterval(snapshotWait))
         logger.info(
             "requesting snapshot",
-            metadata: ["topics": "\(model.snapshotPrefix)", "reason": "\(reason)", "waiting": "\(snapshotWait) s"])
+            metadata: ["widgetbus.topic_prefix": "\(model.snapshotPrefix)", "widgetbus.reason": "\(reason)", "widgetbus.waiting": "\(snapshotWait) s"])
     }
 }

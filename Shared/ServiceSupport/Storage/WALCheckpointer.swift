@@ -40,7 +40,7 @@ final class WALCheckpointer: Sendable {
                     caughtUp = true  // the writer is checkpointing the log itself (the backstop)
                 } catch {
                     caughtUp = true
-                    logger.warning("WAL checkpoint failed; trying again", metadata: ["database": "\(path)", "error": "\(error)"])
+                    logger.warning("WAL checkpoint failed; trying again", metadata: ["widgetbus.database": "\(path)", "widgetbus.error": "\(error)"])
                 }
             }
             signals.finished.signal()

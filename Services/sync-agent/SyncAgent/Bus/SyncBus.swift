@@ -7,7 +7,8 @@ import ZeroMQ
 /// Something a client or intent-handler asked of the agent, handed from the bus thread to the
 /// scheduler.
 enum BusTrigger: Sendable {
-    /// `AppForegrounded` on intent-handler's state publisher: the seed's moment to sync.
+    /// `AppForegrounded` on intent-handler's state publisher: a user opened the app, so their
+    /// pending records are synced now.
     case foreground(user: String)
     /// `SyncRequest`: run a pass now and answer through `reply`.
     case syncNow(user: String, reply: ReplyRoute)
@@ -150,11 +151,11 @@ final class SyncBus: IntentHandlerClient, Sendable {
         logger.info(
             "sync-agent bus ready",
             metadata: [
-                "sync": "\(configuration.syncEndpoint)", "events": "\(configuration.syncEventsEndpoint)",
-                "intents": "\(configuration.intentsEndpoint)", "stateEvents": "\(configuration.stateEventsEndpoint)",
+                "widgetbus.endpoint.sync": "\(configuration.syncEndpoint)", "widgetbus.endpoint.sync_events": "\(configuration.syncEventsEndpoint)",
+                "widgetbus.endpoint.intents": "\(configuration.intentsEndpoint)", "widgetbus.endpoint.state_events": "\(configuration.stateEventsEndpoint)",
             ])
         try bus.run(until: stop)
-        logger.info("sync-agent bus stopping", metadata: ["sequence": "\(publisher.lastSequence)"])
+        logger.info("sync-agent bus stopping", metadata: ["widgetbus.sequence": "\(publisher.lastSequence)"])
     }
 
     /// The immediate reply to a request, or nil when the reply comes later (a sync pass).

@@ -89,7 +89,7 @@ final class SyncPass: Sendable {
             } catch SyncTargetError.rejected(let reason) {
                 logger.info(
                     "target refused a batch; retrying record by record",
-                    metadata: ["user": "\(user)", "records": "\(rows.count)", "reason": "\(reason)"])
+                    metadata: ["widgetbus.user": "\(user)", "widgetbus.records": "\(rows.count)", "widgetbus.reason": "\(reason)"])
                 for row in rows {
                     do {
                         try await onTarget { [target] in try await target.upsert([row]) }
@@ -105,7 +105,7 @@ final class SyncPass: Sendable {
         }
 
         if let pause = pauseBeforeAcknowledgement, !stored.isEmpty {
-            logger.warning("test hook: pausing before acknowledgement", metadata: ["user": "\(user)", "pause": "\(pause)"])
+            logger.warning("test hook: pausing before acknowledgement", metadata: ["widgetbus.user": "\(user)", "widgetbus.pause": "\(pause)"])
             try? await Task.sleep(for: pause)
         }
 

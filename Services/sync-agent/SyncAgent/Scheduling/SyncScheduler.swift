@@ -75,11 +75,11 @@ final class SyncScheduler {
     func run() async {
         do {
             try await pass.prepareSchemaIfNeeded()
-            logger.info("sync target ready", metadata: ["target": "\(pass.target.description)"])
+            logger.info("sync target ready", metadata: ["widgetbus.target": "\(pass.target.description)"])
         } catch {
             logger.warning(
                 "sync target not ready; passes will retry creating the schema",
-                metadata: ["target": "\(pass.target.description)", "error": "\(error)"])
+                metadata: ["widgetbus.target": "\(pass.target.description)", "widgetbus.error": "\(error)"])
         }
         await withDiscardingTaskGroup { group in
             let continuation = self.continuation
@@ -103,7 +103,7 @@ final class SyncScheduler {
     private func handle(_ event: Event, group: inout DiscardingTaskGroup) {
         switch event {
         case .trigger(.foreground(let user)):
-            logger.debug("app foregrounded", metadata: ["user": "\(user)"])
+            logger.debug("app foregrounded", metadata: ["widgetbus.user": "\(user)"])
             request(user, explicit: false, rerunIfRunning: true)
         case .trigger(.syncNow(let user, let reply)):
             guard !draining else {
@@ -132,14 +132,14 @@ final class SyncScheduler {
                 do {
                     continuation.yield(.sweepFound(try await pass.pendingUsers()))
                 } catch {
-                    logger.warning("sweep could not list pending users", metadata: ["error": "\(SyncPass.describe(error))"])
+                    logger.warning("sweep could not list pending users", metadata: ["widgetbus.error": "\(SyncPass.describe(error))"])
                     continuation.yield(.sweepFound([]))
                 }
             }
         case .sweepFound(let found):
             sweeping = false
             guard !draining else { return }
-            if !found.isEmpty { logger.debug("sweep", metadata: ["users": "\(found.count)"]) }
+            if !found.isEmpty { logger.debug("sweep", metadata: ["widgetbus.users": "\(found.count)"]) }
             for user in found { request(user, explicit: false, rerunIfRunning: false) }
         case .retryDue(let user):
             guard !draining, let due = users[user]?.nextAttemptAt, due <= Date() else { return }
@@ -157,7 +157,7 @@ final class SyncScheduler {
                 }
             }
             ready.removeAll()
-            logger.info("sync scheduler draining", metadata: ["running": "\(running)"])
+            logger.info("sync scheduler draining", metadata: ["widgetbus.running": "\(running)"])
         }
     }
 
@@ -173,7 +173,7 @@ final class SyncScheduler {
         }
         if state.queued { return }
         if !explicit, let due = state.nextAttemptAt, due > Date() {
-            logger.debug("backing off; trigger deferred to the retry", metadata: ["user": "\(user)", "nextAttemptAt": "\(due)"])
+            logger.debug("backing off; trigger deferred to the retry", metadata: ["widgetbus.user": "\(user)", "widgetbus.next_attempt_at": "\(due)"])
             return
         }
         state.queued = true
@@ -241,9 +241,9 @@ final class SyncScheduler {
             "failures": "\(result.failures.count)", "ms": "\(result.durationMilliseconds)",
         ]
         if let next = result.nextAttemptAt {
-            metadata["nextAttemptAt"] = "\(WireDate.format(next))"
-            metadata["consecutiveFailures"] = "\(failures)"
-            metadata["firstError"] = "\(result.failures.first?.error ?? "")"
+            metadata["widgetbus.next_attempt_at"] = "\(WireDate.format(next))"
+            metadata["widgetbus.consecutive_failures"] = "\(failures)"
+            metadata["widgetbus.first_error"] = "\(result.failures.first?.error ?? "")"
             logger.warning("sync pass failed", metadata: metadata)
         } else if result.pushed > 0 || result.keptPending > 0 {
             logger.info("sync pass", metadata: metadata)
