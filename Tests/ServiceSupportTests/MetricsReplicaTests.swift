@@ -12,30 +12,26 @@ import ZeroMQ
 @Suite(.serialized)
 struct MetricsReplicaTests {
     final class ScriptedMetricsOwner {
-        let context: ZMQContext
         let publisher: ZMQSocket
         let snapshots: ZMQSocket
-        let eventsEndpoint: String
-        let snapshotEndpoint: String
+        let eventsEndpoint = "inproc://metrics-owner-events-\(UUID().uuidString)"
+        let snapshotEndpoint = "inproc://metrics-owner-snapshots-\(UUID().uuidString)"
         let codec = WireCodec()
         let epoch = "00000000000000d4"
 
-        init() throws {
-            context = try ZMQContext()
+        /// Binds on `context`, the follower's bus context; ``close()`` before the bus closes.
+        init(context: ZMQContext) throws {
             publisher = try ZMQSocket(context: context, type: .pub)
             try publisher.setLinger(milliseconds: 0)
-            try publisher.bind("tcp://127.0.0.1:*")
-            eventsEndpoint = try publisher.lastEndpoint
+            try publisher.bind(eventsEndpoint)
             snapshots = try ZMQSocket(context: context, type: .router)
             try snapshots.setLinger(milliseconds: 0)
-            try snapshots.bind("tcp://127.0.0.1:*")
-            snapshotEndpoint = try snapshots.lastEndpoint
+            try snapshots.bind(snapshotEndpoint)
         }
 
-        deinit {
+        func close() {
             publisher.close()
             snapshots.close()
-            context.terminate()
         }
 
         static func aggregate(score: Int) -> MetricsAggregate {
@@ -65,9 +61,10 @@ struct MetricsReplicaTests {
     }
 
     @Test func followsMetricsIngestThroughSnapshotsEventsAndGaps() throws {
-        let owner = try ScriptedMetricsOwner()
         let bus = try Bus()
         defer { bus.close() }
+        let owner = try ScriptedMetricsOwner(context: bus.context)
+        defer { owner.close() }
         let log = ChangeLog<MetricsReplica.Change>()
         let replica = try MetricsReplica(
             bus: bus, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint, logger: Logger(label: "test"),

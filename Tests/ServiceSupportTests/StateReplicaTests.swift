@@ -9,37 +9,35 @@ import ZeroMQ
 @testable import ServiceSupport
 
 /// StateReplica against a scripted owner: a real PUB socket and a real ROUTER answering
-/// snapshots, so the Clone-pattern rules are checked message by message.
+/// snapshots, on `inproc://` sockets of the replica's own bus context, so the Clone-pattern rules
+/// are checked message by message without a TCP port.
 @Suite(.serialized)
 struct StateReplicaTests {
     /// Plays intent-handler: publishes chosen events and answers snapshot requests.
     final class ScriptedOwner {
-        let context: ZMQContext
         let publisher: ZMQSocket
         let snapshots: ZMQSocket
-        let eventsEndpoint: String
-        let snapshotEndpoint: String
+        let eventsEndpoint = "inproc://state-owner-events-\(UUID().uuidString)"
+        let snapshotEndpoint = "inproc://state-owner-snapshots-\(UUID().uuidString)"
         let codec = WireCodec()
         var snapshotRequests = 0
         /// The epoch of the owner's current start; a test sets another to play a restart.
         var epoch = "00000000000000a1"
 
-        init() throws {
-            context = try ZMQContext()
+        /// Binds on `context`, the follower's bus context (inproc needs one context); ``close()``
+        /// before the bus closes.
+        init(context: ZMQContext) throws {
             publisher = try ZMQSocket(context: context, type: .pub)
             try publisher.setLinger(milliseconds: 0)
-            try publisher.bind("tcp://127.0.0.1:*")
-            eventsEndpoint = try publisher.lastEndpoint
+            try publisher.bind(eventsEndpoint)
             snapshots = try ZMQSocket(context: context, type: .router)
             try snapshots.setLinger(milliseconds: 0)
-            try snapshots.bind("tcp://127.0.0.1:*")
-            snapshotEndpoint = try snapshots.lastEndpoint
+            try snapshots.bind(snapshotEndpoint)
         }
 
-        deinit {
+        func close() {
             publisher.close()
             snapshots.close()
-            context.terminate()
         }
 
         static func record(_ user: String, version: UInt64, phase: TensionCheckPhase = .picker) -> StateRecord {
@@ -78,14 +76,16 @@ struct StateReplicaTests {
         }
     }
 
-    /// A replica on a bus of its own, and what it reported.
+    /// A replica on a bus of its own, the scripted owner it follows, and what it reported.
     final class Follower {
         let bus: Bus
+        let owner: ScriptedOwner
         let replica: StateReplica
         let log = ChangeLog<StateReplica.Change>()
 
-        init(_ owner: ScriptedOwner, clock: any WallClock = SystemClock()) throws {
+        init(clock: any WallClock = SystemClock()) throws {
             bus = try Bus(clock: clock)
+            owner = try ScriptedOwner(context: bus.context)
             let log = log
             replica = try StateReplica(
                 bus: bus, eventsEndpoint: owner.eventsEndpoint, snapshotEndpoint: owner.snapshotEndpoint, logger: Logger(label: "test"),
@@ -93,6 +93,7 @@ struct StateReplicaTests {
         }
 
         deinit {
+            owner.close()
             bus.close()
         }
     }
@@ -106,8 +107,8 @@ struct StateReplicaTests {
     /// A replica synced from `owner`'s snapshot at `sequence`, once its subscription has reached
     /// the owner's publisher.
     func withReplicaSynced(at sequence: UInt64, states: [StateRecord], _ body: (ScriptedOwner, Follower) throws -> Void) throws {
-        let owner = try ScriptedOwner()
-        let follower = try Follower(owner)
+        let follower = try Follower()
+        let owner = follower.owner
         #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: sequence, states: states)))
         _ = try pump(follower) { follower.replica.isSynced }
         usleep(200_000)  // the subscription reaches the publisher
@@ -115,8 +116,8 @@ struct StateReplicaTests {
     }
 
     @Test func startsFromTheSnapshotAndAppliesOnlyNewerEvents() throws {
-        let owner = try ScriptedOwner()
-        let follower = try Follower(owner)
+        let follower = try Follower()
+        let owner = follower.owner
         let replica = follower.replica
 
         #expect(!replica.isSynced)
@@ -235,9 +236,9 @@ struct StateReplicaTests {
     }
 
     @Test func anUnansweredSnapshotRequestIsRepeated() throws {
-        let silent = try ScriptedOwner()
         let clock = ManualClock()
-        let follower = try Follower(silent, clock: clock)
+        let follower = try Follower(clock: clock)
+        let silent = follower.owner
         #expect(try silent.takeSnapshotRequests() == 1, "the request sent at start")
 
         clock.advance(by: StateReplica.snapshotTimeout - 0.1)
@@ -250,10 +251,10 @@ struct StateReplicaTests {
     }
 
     @Test func aSilentOwnerIsAskedAgainAtEverLongerIntervals() throws {
-        let silent = try ScriptedOwner()
         let clock = ManualClock()
         let start = clock.now
-        let follower = try Follower(silent, clock: clock)
+        let follower = try Follower(clock: clock)
+        let silent = follower.owner
         /// The snapshot requests the replica sends when its clock reads `start + seconds`.
         func requests(at seconds: TimeInterval) throws -> Int {
             clock.advance(by: start.addingTimeInterval(seconds).timeIntervalSince(clock.now))

@@ -19,10 +19,14 @@ struct WidgetReplicasTests {
     }
 
     @Test func aKindThatShowsMetricsWaitsUntilBothReplicasHaveSynced() throws {
-        let stateOwner = try StateReplicaTests.ScriptedOwner()
-        let metricsOwner = try MetricsReplicaTests.ScriptedMetricsOwner()
         let bus = try Bus()
         defer { bus.close() }
+        let stateOwner = try StateReplicaTests.ScriptedOwner(context: bus.context)
+        let metricsOwner = try MetricsReplicaTests.ScriptedMetricsOwner(context: bus.context)
+        defer {
+            stateOwner.close()
+            metricsOwner.close()
+        }
         let replicas = try WidgetReplicas(
             bus: bus, stateEventsEndpoint: stateOwner.eventsEndpoint, stateSnapshotEndpoint: stateOwner.snapshotEndpoint,
             metricsEventsEndpoint: metricsOwner.eventsEndpoint, metricsSnapshotEndpoint: metricsOwner.snapshotEndpoint,

@@ -237,8 +237,8 @@ final class SyncScheduler {
 
     private func log(_ result: SyncResult, failures: Int) {
         var metadata: Logger.Metadata = [
-            "user": "\(result.user)", "pushed": "\(result.pushed)", "keptPending": "\(result.keptPending)",
-            "failures": "\(result.failures.count)", "ms": "\(result.durationMilliseconds)",
+            "widgetbus.user": "\(result.user)", "widgetbus.pushed": "\(result.pushed)", "widgetbus.kept_pending": "\(result.keptPending)",
+            "widgetbus.failures": "\(result.failures.count)", "widgetbus.duration_ms": "\(result.durationMilliseconds)",
         ]
         if let next = result.nextAttemptAt {
             metadata["widgetbus.next_attempt_at"] = "\(WireDate.format(next))"
