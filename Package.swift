@@ -127,7 +127,7 @@ let package = Package(
             dependencies: ["IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport"]),
         .testTarget(
             name: "SyncAgentUnitTests",
-            dependencies: ["SyncAgent"]),
+            dependencies: ["SyncAgent", "WidgetBusProtocol", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "MetricsIngestUnitTests",
             dependencies: [

@@ -45,7 +45,7 @@ public struct SyncAgentService: Service {
         }
         let (events, continuation) = AsyncStream.makeStream(of: SyncScheduler.Event.self)
         let scheduler = SyncScheduler(
-            pass: pass, bus: bus, events: events, continuation: continuation, sweepInterval: configuration.sweepInterval,
+            pass: pass, deliver: bus.deliver, events: events, continuation: continuation, sweepInterval: configuration.sweepInterval,
             backoff: configuration.backoff, concurrency: configuration.concurrency, logger: logger)
         logger.info(
             "sync-agent starting",

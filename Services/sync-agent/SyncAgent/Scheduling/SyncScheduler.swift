@@ -3,7 +3,7 @@ import Logging
 import ServiceSupport
 import WidgetBusProtocol
 
-/// The sync retry loop: decides when each user's pass runs.
+/// The sync retry loop: runs each user's pass when ``SyncPlan`` decides.
 ///
 /// Passes are triggered by `AppForegrounded` events, by a periodic sweep over the users
 /// intent-handler lists as having pending records (every `WIDGETBUS_SYNC_INTERVAL`, and once at
@@ -11,65 +11,37 @@ import WidgetBusProtocol
 /// after a failed pass. A failed pass backs the user off (``SyncBackoff``): sweeps and foreground
 /// triggers skip them until the retry is due; an explicit `SyncRequest` always runs.
 ///
-/// Everything arrives as an ``Event`` on one `AsyncStream` and is handled one event at a time in
-/// ``run()``, which alone owns the per-user state — no locks and no actor. Passes run as child
-/// tasks of a task group, at most `concurrency` at once and at most one per user (a trigger for a
-/// user whose pass is running makes it run once more afterwards, so records added meanwhile are
-/// picked up); each reports back through the same stream.
+/// Everything arrives as an event on one `AsyncStream` and is handed to the plan one event at a
+/// time in ``run()``, which alone owns it — no locks and no actor. The plan's decisions are
+/// carried out here: passes, sweeps and retry timers as child tasks of a task group (each reports
+/// back through the same stream), deliveries to the bus.
 ///
 /// On graceful shutdown (``Event/shutdown``) it starts no new pass, answers queued requests with
 /// `unavailable`, waits for the passes in hand to finish and returns.
 final class SyncScheduler {
-    enum Event: Sendable {
-        case trigger(BusTrigger)
-        case sweepDue
-        case sweepFound([String])
-        case retryDue(user: String)
-        case finished(user: String, SyncResult)
-        case shutdown
-    }
-
-    private struct UserState {
-        var running = false
-        var queued = false
-        /// A trigger arrived while the pass ran: run again afterwards.
-        var rerun = false
-        /// `SyncRequest`s the next pass answers.
-        var waiting: [ReplyRoute] = []
-        /// `SyncRequest`s the running pass answers.
-        var answering: [ReplyRoute] = []
-        var consecutiveFailures = 0
-        /// Set while backing off after a failure.
-        var nextAttemptAt: Date?
-    }
+    typealias Event = SyncPlan.Event
 
     private let pass: SyncPass
-    private let bus: SyncBus
+    private let deliver: @Sendable (BusDelivery) -> Void
     private let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
     private let sweepInterval: Duration
-    private let backoff: SyncBackoff
-    private let concurrency: Int
     private let logger: Logger
+    private var plan: SyncPlan
 
-    private var users: [String: UserState] = [:]
-    private var ready: [String] = []
-    private var running = 0
-    private var sweeping = false
-    private var draining = false
-
+    /// - Parameter deliver: hands a result or an error reply to the bus thread.
     init(
-        pass: SyncPass, bus: SyncBus, events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation,
-        sweepInterval: Duration, backoff: SyncBackoff, concurrency: Int, logger: Logger
+        pass: SyncPass, deliver: @escaping @Sendable (BusDelivery) -> Void, events: AsyncStream<Event>,
+        continuation: AsyncStream<Event>.Continuation, sweepInterval: Duration, backoff: SyncBackoff, concurrency: Int,
+        logger: Logger
     ) {
         self.pass = pass
-        self.bus = bus
+        self.deliver = deliver
         self.events = events
         self.continuation = continuation
         self.sweepInterval = sweepInterval
-        self.backoff = backoff
-        self.concurrency = max(1, concurrency)
         self.logger = logger
+        plan = SyncPlan(concurrency: concurrency, backoff: backoff, logger: logger)
     }
 
     func run() async {
@@ -91,43 +63,25 @@ final class SyncScheduler {
                 } while !Task.isCancelled
             }
             for await event in events {
-                handle(event, group: &group)
-                startReadyPasses(group: &group)
-                if draining, running == 0 { break }
+                log(event)
+                for action in plan.handle(event, now: Date()) {
+                    perform(action, group: &group)
+                }
+                if plan.isFinished { break }
             }
             group.cancelAll()
         }
         logger.info("sync scheduler stopped")
     }
 
-    private func handle(_ event: Event, group: inout DiscardingTaskGroup) {
-        switch event {
-        case .trigger(.foreground(let user)):
-            logger.debug("app foregrounded", metadata: ["widgetbus.user": "\(user)"])
-            request(user, explicit: false, rerunIfRunning: true)
-        case .trigger(.syncNow(let user, let reply)):
-            guard !draining else {
-                bus.deliver(.error([reply], user: user, code: .unavailable, message: "sync-agent is stopping"))
-                return
+    private func perform(_ action: SyncPlan.Action, group: inout DiscardingTaskGroup) {
+        let pass = self.pass, continuation = self.continuation, logger = self.logger
+        switch action {
+        case .runPass(let user):
+            group.addTask {
+                continuation.yield(.finished(user: user, await pass.run(user: user)))
             }
-            var state = users[user, default: UserState()]
-            // A Lazy Pirate retry of the same request: answer it on its new route, no extra pass.
-            if let index = state.answering.firstIndex(where: { $0.requestID == reply.requestID }) {
-                state.answering[index] = reply
-                users[user] = state
-                return
-            }
-            if let index = state.waiting.firstIndex(where: { $0.requestID == reply.requestID }) {
-                state.waiting[index] = reply
-            } else {
-                state.waiting.append(reply)
-            }
-            users[user] = state
-            request(user, explicit: true, rerunIfRunning: true)
-        case .sweepDue:
-            guard !draining, !sweeping else { return }
-            sweeping = true
-            let pass = self.pass, continuation = self.continuation, logger = self.logger
+        case .sweep:
             group.addTask {
                 do {
                     continuation.yield(.sweepFound(try await pass.pendingUsers()))
@@ -136,102 +90,27 @@ final class SyncScheduler {
                     continuation.yield(.sweepFound([]))
                 }
             }
-        case .sweepFound(let found):
-            sweeping = false
-            guard !draining else { return }
-            if !found.isEmpty { logger.debug("sweep", metadata: ["widgetbus.users": "\(found.count)"]) }
-            for user in found { request(user, explicit: false, rerunIfRunning: false) }
-        case .retryDue(let user):
-            guard !draining, let due = users[user]?.nextAttemptAt, due <= Date() else { return }
-            request(user, explicit: false, rerunIfRunning: false)
-        case .finished(let user, let result):
-            finished(user, result, group: &group)
-        case .shutdown:
-            draining = true
-            for user in ready {
-                let waiting = users[user]?.waiting ?? []
-                users[user]?.waiting = []
-                users[user]?.queued = false
-                if !waiting.isEmpty {
-                    bus.deliver(.error(waiting, user: user, code: .unavailable, message: "sync-agent is stopping"))
-                }
-            }
-            ready.removeAll()
-            logger.info("sync scheduler draining", metadata: ["widgetbus.running": "\(running)"])
-        }
-    }
-
-    /// Queues a pass for `user` unless one is queued already. A running user runs again afterwards
-    /// if `rerunIfRunning`; a user backing off is skipped unless the request is `explicit`.
-    private func request(_ user: String, explicit: Bool, rerunIfRunning: Bool) {
-        guard !draining else { return }
-        var state = users[user, default: UserState()]
-        defer { users[user] = state }
-        if state.running {
-            if rerunIfRunning { state.rerun = true }
-            return
-        }
-        if state.queued { return }
-        if !explicit, let due = state.nextAttemptAt, due > Date() {
-            logger.debug("backing off; trigger deferred to the retry", metadata: ["widgetbus.user": "\(user)", "widgetbus.next_attempt_at": "\(due)"])
-            return
-        }
-        state.queued = true
-        ready.append(user)
-    }
-
-    private func startReadyPasses(group: inout DiscardingTaskGroup) {
-        while running < concurrency, !draining, !ready.isEmpty {
-            let user = ready.removeFirst()
-            var state = users[user, default: UserState()]
-            state.queued = false
-            state.running = true
-            state.rerun = false
-            state.answering = state.waiting
-            state.waiting = []
-            users[user] = state
-            running += 1
-            let pass = self.pass, continuation = self.continuation
+        case .retry(let user, let delay):
             group.addTask {
-                continuation.yield(.finished(user: user, await pass.run(user: user)))
+                try? await Task.sleep(for: delay)
+                if !Task.isCancelled { continuation.yield(.retryDue(user: user)) }
             }
+        case .deliver(let delivery):
+            if case .result(let result, _) = delivery { log(result, failures: plan.consecutiveFailures(of: result.user)) }
+            deliver(delivery)
         }
     }
 
-    private func finished(_ user: String, _ result: SyncResult, group: inout DiscardingTaskGroup) {
-        running -= 1
-        var result = result
-        var state = users[user, default: UserState()]
-        state.running = false
-        if result.succeeded {
-            state.consecutiveFailures = 0
-            state.nextAttemptAt = nil
-        } else {
-            state.consecutiveFailures += 1
-            let delay = backoff.delay(afterFailures: state.consecutiveFailures)
-            let due = Date().addingTimeInterval(delay.asSeconds)
-            state.nextAttemptAt = due
-            result.nextAttemptAt = due
-            if !draining {
-                let continuation = self.continuation
-                group.addTask {
-                    try? await Task.sleep(for: delay)
-                    if !Task.isCancelled { continuation.yield(.retryDue(user: user)) }
-                }
-            }
-        }
-        bus.deliver(.result(result, replies: state.answering))
-        state.answering = []
-        if draining, !state.waiting.isEmpty {
-            bus.deliver(.error(state.waiting, user: user, code: .unavailable, message: "sync-agent is stopping"))
-            state.waiting = []
-        }
-        let rerun = state.rerun || !state.waiting.isEmpty
-        state.rerun = false
-        users[user] = state
-        log(result, failures: state.consecutiveFailures)
-        if rerun {
-            request(user, explicit: !state.waiting.isEmpty, rerunIfRunning: false)
+    private func log(_ event: Event) {
+        switch event {
+        case .trigger(.foreground(let user)):
+            logger.debug("app foregrounded", metadata: ["widgetbus.user": "\(user)"])
+        case .sweepFound(let found) where !found.isEmpty:
+            logger.debug("sweep", metadata: ["widgetbus.users": "\(found.count)"])
+        case .shutdown:
+            logger.info("sync scheduler draining", metadata: ["widgetbus.running": "\(plan.running)"])
+        default:
+            break
         }
     }
 
