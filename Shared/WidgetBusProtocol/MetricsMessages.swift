@@ -18,7 +18,7 @@ public struct MetricsPush: Sendable {
 
     /// - Throws: ``ProtocolError`` when the message as a whole is unusable (counted under its code).
     public static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> MetricsPush {
-        let wire = try WireRequest<MetricsPushBody>.decode(
+        let wire = try EndpointRequest<MetricsPushBody>.decode(
             payload, codec: codec, maxPayloadBytes: ProtocolLimits.maxMetricsPayloadBytes)
         return MetricsPush(id: wire.id, type: wire.type, sentAt: wire.sentAt, samples: wire.body.samples)
     }
@@ -105,19 +105,9 @@ private struct LenientSample: Decodable {
 // MARK: - Requests to WIDGETBUS_METRICS_SNAPSHOT
 
 /// A request to metrics-ingest's ROUTER, decoded and validated like any request (same codes).
-public struct MetricsRequest: DecodedRequest, Equatable {
-    public var id: String
-    public var type: MessageType
-    public var user: String?
-    public var sentAt: Date
-    public var body: MetricsRequestBody
+public typealias MetricsRequest = EndpointRequest<MetricsRequestBody>
 
-    public static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> MetricsRequest {
-        let wire = try WireRequest<MetricsRequestBody>.decode(payload, codec: codec)
-        return MetricsRequest(id: wire.id, type: wire.type, user: wire.user, sentAt: wire.sentAt, body: wire.body)
-    }
-}
-
+/// What metrics-ingest's snapshot endpoint (`WIDGETBUS_METRICS_SNAPSHOT`) serves.
 public enum MetricsRequestBody: RequestBodyCatalog, Equatable {
     /// Every aggregate whose topic `metrics.<user>` starts with the prefix, with the sequence.
     case snapshot(topicPrefix: String)
@@ -128,7 +118,7 @@ public enum MetricsRequestBody: RequestBodyCatalog, Equatable {
     /// checked as on any endpoint (so the validation order is the protocol's).
     case notServed
 
-    init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws {
+    public init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws {
         switch type {
         case .metricsStatusRequest:
             self = .status

@@ -12,16 +12,13 @@ public protocol DecodedRequest: Sendable {
     static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> Self
 }
 
-/// A decoded, validated request. Decoding goes through the catalog in one pass: the envelope's
-/// `type` picks the body's shape.
-public struct Request: DecodedRequest, Equatable {
-    public var id: String
-    public var type: MessageType
-    public var user: String?
-    public var sentAt: Date
-    public var body: RequestBody
-}
+/// Any request of the protocol, its body read by the catalog of every request type: what a client
+/// or a test decodes. A service reads the requests of each endpoint with that endpoint's own
+/// catalog (``IntentsRequest``, ``TimelinesRequest``, …).
+public typealias Request = EndpointRequest<RequestBody>
 
+/// Every request body the protocol defines. Each endpoint's catalog reads a request through this
+/// one, so every endpoint checks a body the same way before it says whether it serves the type.
 public enum RequestBody: Sendable, Equatable {
     case intent(WidgetIntent)
     case setTimeZone(identifier: String)
@@ -74,16 +71,6 @@ public struct SnapshotRequestBody: Codable, Sendable, Equatable {
     public init(prefix: String) { self.prefix = prefix }
 }
 
-extension Request {
-    /// Decodes and validates one request payload.
-    ///
-    /// - Throws: ``ProtocolError`` with the code a client should see; no widget rule has run.
-    public static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> Request {
-        let wire = try WireRequest<RequestBody>.decode(payload, codec: codec)
-        return Request(id: wire.id, type: wire.type, user: wire.user, sentAt: wire.sentAt, body: wire.body)
-    }
-}
-
 extension MessageType {
     var requiresUser: Bool {
         switch self {
@@ -95,25 +82,34 @@ extension MessageType {
     }
 }
 
-/// The body decoder of one family of endpoints: which request types it serves and how it reads
-/// their bodies. The envelope around every body is read and checked the same way for all of
-/// them (``WireRequest``), so each endpoint answers a malformed envelope identically.
-protocol RequestBodyCatalog: Sendable {
+/// The body decoder of one endpoint: which request types it serves and how it reads their
+/// bodies. The envelope around every body is read and checked the same way for all of them
+/// (``EndpointRequest``), so each endpoint answers a malformed envelope identically.
+public protocol RequestBodyCatalog: Sendable {
     init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws
 }
 
-enum WireRequestKey: String, CodingKey { case version, id, type, user, sentAt, body }
+/// The fields of a request envelope.
+public enum WireRequestKey: String, CodingKey { case version, id, type, user, sentAt, body }
 
-/// A request envelope with the body its catalog decoded, validated in the order of
-/// docs/PROTOCOL.md §8.
-struct WireRequest<Body: RequestBodyCatalog>: Decodable {
-    var id: String
-    var type: MessageType
-    var user: String?
-    var sentAt: Date
-    var body: Body
+/// A request as one endpoint reads it: the envelope's fields and the body its catalog decoded,
+/// validated in the order of docs/PROTOCOL.md §8.
+public struct EndpointRequest<Body: RequestBodyCatalog>: DecodedRequest, Decodable {
+    public var id: String
+    public var type: MessageType
+    public var user: String?
+    public var sentAt: Date
+    public var body: Body
 
-    init(from decoder: any Decoder) throws {
+    public init(id: String, type: MessageType, user: String?, sentAt: Date, body: Body) {
+        self.id = id
+        self.type = type
+        self.user = user
+        self.sentAt = sentAt
+        self.body = body
+    }
+
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: WireRequestKey.self)
         let version = try container.decode(Int.self, forKey: .version)
         guard version == ProtocolLimits.version else {
@@ -130,16 +126,23 @@ struct WireRequest<Body: RequestBodyCatalog>: Decodable {
         body = try Body(type: type, rawType: rawType, in: container)
     }
 
+    /// Decodes and validates one request payload.
+    ///
+    /// - Throws: ``ProtocolError`` with the code a client should see; no widget rule has run.
+    public static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> EndpointRequest {
+        try decode(payload, codec: codec, maxPayloadBytes: ProtocolLimits.maxPayloadBytes)
+    }
+
     /// Decodes and validates one payload of at most `maxPayloadBytes`.
     static func decode(
-        _ payload: Data, codec: WireCodec, maxPayloadBytes: Int = ProtocolLimits.maxPayloadBytes
-    ) throws(ProtocolError) -> WireRequest {
+        _ payload: Data, codec: WireCodec, maxPayloadBytes: Int
+    ) throws(ProtocolError) -> EndpointRequest {
         guard payload.count <= maxPayloadBytes else {
             throw ProtocolError(.payloadTooLarge, "payload of \(payload.count) bytes exceeds \(maxPayloadBytes)")
         }
-        let request: WireRequest
+        let request: EndpointRequest
         do {
-            request = try codec.decode(WireRequest.self, from: payload)
+            request = try codec.decode(EndpointRequest.self, from: payload)
         } catch let error as ProtocolError {
             throw error
         } catch let error as DecodingError {
@@ -157,9 +160,10 @@ struct WireRequest<Body: RequestBodyCatalog>: Decodable {
     }
 }
 
-/// The shared catalog: every request intent-handler, timeline-service and sync-agent serve.
+extension EndpointRequest: Equatable where Body: Equatable {}
+
 extension RequestBody: RequestBodyCatalog {
-    init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws {
+    public init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws {
         if let intent = try WidgetIntent(type: type, body: container.superDecoder(forKey: .body)) {
             self = .intent(intent)
             return

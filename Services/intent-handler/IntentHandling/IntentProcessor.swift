@@ -105,53 +105,64 @@ final class IntentProcessor {
     }
 
     private func process(_ message: RoutedMessage, on endpoint: Endpoint, db: Database) -> Outcome {
-        let request: Request
-        switch message.request(codec: codec, Request.decode) {
-        case .success(let decoded): request = decoded
-        case .failure(let refused): return Outcome(reply: refused.reply)
+        switch endpoint {
+        case .intents:
+            message.answer(as: IntentsRequest.self, codec: codec, reply: { Outcome(reply: $0) }) { try handle($0, db: db) }
+        case .snapshot:
+            message.answer(as: StateSnapshotRequest.self, codec: codec, reply: { Outcome(reply: $0) }) { try handle($0, db: db) }
         }
-        do {
-            switch (request.body, endpoint) {
-            case (.ping, _):
-                return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
-            case (.intent(let intent), .intents):
-                return try once(request, db) { now in try apply(intent, of: request, db: db, now: now) }
-            case (.setTimeZone(let identifier), .intents):
-                return try once(request, db) { now in try setTimeZone(identifier, of: request, db: db, now: now) }
-            case (.appForeground, .intents):
-                return try once(request, db) { now in try appForeground(of: request, db: db, now: now) }
-            case (.acknowledgeRecords(let acknowledgements), .intents):
-                return try once(request, db) { now in
-                    let cleared = try store.acknowledge(db, user: request.user!, acknowledgements)
-                    let body = AcknowledgeReplyBody(user: request.user!, cleared: cleared, kept: acknowledgements.count - cleared)
-                    return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .acknowledgeReply, body: body, now: now))
-                }
-            case (.pendingRecords, .intents):
-                let user = request.user!
-                let records = try store.pendingRecords(db, user: user)
-                let body = PendingRecordsBody(user: user, records: records)
-                return Outcome(reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: body))
-            case (.pendingUsers, .intents):
-                let body = PendingUsersBody(users: try store.pendingUsers(db))
-                return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .pendingUsersReply, body: body))
-            case (.snapshot(let prefix), .snapshot):
-                let snapshot = try store.snapshot(db, topicPrefix: prefix, epoch: epoch)
-                return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .snapshotReply, body: snapshot))
-            default:
-                return Outcome(reply: codec.errorReply(
-                    to: request.id, user: request.user, code: .unknownType,
-                    message: "\(request.type.rawValue) is not served on this endpoint"))
+    }
+
+    private func handle(_ request: IntentsRequest, db: Database) throws -> Outcome {
+        switch request.body {
+        case .ping:
+            return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
+        case .intent(let intent):
+            return try once(request, db) { now in try apply(intent, of: request, db: db, now: now) }
+        case .setTimeZone(let identifier):
+            return try once(request, db) { now in try setTimeZone(identifier, of: request, db: db, now: now) }
+        case .appForeground:
+            return try once(request, db) { now in try appForeground(of: request, db: db, now: now) }
+        case .acknowledgeRecords(let acknowledgements):
+            return try once(request, db) { now in
+                let cleared = try store.acknowledge(db, user: request.user!, acknowledgements)
+                let body = AcknowledgeReplyBody(user: request.user!, cleared: cleared, kept: acknowledgements.count - cleared)
+                return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .acknowledgeReply, body: body, now: now))
             }
-        } catch {
-            return Outcome(reply: codec.errorReply(
-                to: request.id, user: request.user, code: .internalError, message: "\(error)"))
+        case .pendingRecords:
+            let user = request.user!
+            let records = try store.pendingRecords(db, user: user)
+            let body = PendingRecordsBody(user: user, records: records)
+            return Outcome(reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: body))
+        case .pendingUsers:
+            let body = PendingUsersBody(users: try store.pendingUsers(db))
+            return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .pendingUsersReply, body: body))
+        case .notServed:
+            return notServed(request)
         }
+    }
+
+    private func handle(_ request: StateSnapshotRequest, db: Database) throws -> Outcome {
+        switch request.body {
+        case .ping:
+            return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
+        case .snapshot(let prefix):
+            let snapshot = try store.snapshot(db, topicPrefix: prefix, epoch: epoch)
+            return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .snapshotReply, body: snapshot))
+        case .notServed:
+            return notServed(request)
+        }
+    }
+
+    private func notServed(_ request: some DecodedRequest) -> Outcome {
+        Outcome(reply: codec.errorReply(
+            to: request.id, user: request.user, code: .unknownType, message: "\(request.type.rawValue) is not served on this endpoint"))
     }
 
     /// Runs `change` exactly once per request id, in a savepoint with the reply it produces: a
     /// request id seen before (in an earlier burst or earlier in this one) gets its stored reply
     /// back and changes nothing, and a change that throws leaves nothing behind.
-    private func once(_ request: Request, _ db: Database, _ change: (Date) throws -> Outcome) throws -> Outcome {
+    private func once(_ request: IntentsRequest, _ db: Database, _ change: (Date) throws -> Outcome) throws -> Outcome {
         let user = request.user!
         let now = clock()
         if let handled = try store.handledRequest(db, id: request.id) {
@@ -214,7 +225,7 @@ final class IntentProcessor {
         return sequence
     }
 
-    private func apply(_ intent: WidgetIntent, of request: Request, db: Database, now: Date) throws -> Outcome {
+    private func apply(_ intent: WidgetIntent, of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
         let current = try state(user: user, app: intent.app, db: db)
             ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app))
@@ -252,7 +263,7 @@ final class IntentProcessor {
 
     /// Publishes `AppForegrounded` (what starts a sync of the user's records) and answers with
     /// the records waiting for that sync.
-    private func appForeground(of request: Request, db: Database, now: Date) throws -> Outcome {
+    private func appForeground(of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
         let sequence = nextSequence()
         let event = Envelope(
@@ -264,7 +275,7 @@ final class IntentProcessor {
             event: (Topic.appForegrounded(user: user), sequence, try codec.encode(event)))
     }
 
-    private func setTimeZone(_ identifier: String, of request: Request, db: Database, now: Date) throws -> Outcome {
+    private func setTimeZone(_ identifier: String, of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
         guard Self.ianaTimeZones.contains(identifier) else {
             return Outcome(reply: codec.errorReply(

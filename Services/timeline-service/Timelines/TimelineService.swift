@@ -52,7 +52,7 @@ public struct TimelineService: BusService {
         let publisher = try bus.publisher(
             name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0)
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
-        try bus.requests(at: configuration.timelinesEndpoint, as: Request.self) { request, _ in
+        try bus.requests(at: configuration.timelinesEndpoint, as: TimelinesRequest.self) { request, _ in
             try builder.reply(to: request, lastSequence: publisher.lastSequence)
         }
         var refreshes = RefreshSchedule<WidgetReplicas.Widget>()
@@ -95,7 +95,7 @@ struct TimelineResponder {
     let epoch: String
 
     /// The reply to `request`; `lastSequence` is the publisher's, which a timeline snapshot reflects.
-    func reply(to request: Request, lastSequence: UInt64) throws -> Data {
+    func reply(to request: TimelinesRequest, lastSequence: UInt64) throws -> Data {
         switch request.body {
         case .ping:
             return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
@@ -114,7 +114,7 @@ struct TimelineResponder {
             let body = TimelineSnapshotBody(
                 epoch: epoch, sequence: lastSequence, timelines: widgets.map { replicas.timeline(kind: $0.kind, user: $0.user) })
             return try codec.reply(to: request.id, user: nil, type: .timelineSnapshotReply, body: body)
-        case .intent, .setTimeZone, .appForeground, .pendingRecords, .pendingUsers, .acknowledgeRecords, .sync, .syncStatus:
+        case .notServed:
             return codec.errorReply(
                 to: request.id, user: request.user, code: .unknownType,
                 message: "\(request.type.rawValue) is not served by timeline-service")

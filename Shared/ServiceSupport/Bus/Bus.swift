@@ -106,16 +106,7 @@ public final class Bus {
     ) throws -> Replier {
         try replies(at: endpoint, batch: Self.defaultBatch) { [codec] messages in
             messages.map { message in
-                switch message.request(codec: codec, Incoming.decode) {
-                case .failure(let refused):
-                    return refused.reply
-                case .success(let request):
-                    do {
-                        return try answer(request, message)
-                    } catch {
-                        return codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)")
-                    }
-                }
+                message.answer(as: Incoming.self, codec: codec, reply: { $0 }) { try answer($0, message) }
             }
         }
     }

@@ -55,3 +55,23 @@ extension RoutedMessage {
         }
     }
 }
+
+extension RoutedMessage {
+    /// The answer to the request this message carries: `handle`'s for a request that decodes as
+    /// `Incoming`; for one that does not, its refusal (``request(codec:_:)``); for one whose
+    /// `handle` throws, `internal_error`. `reply` wraps an error reply as the caller's answer.
+    public func answer<Incoming: DecodedRequest, Answer>(
+        as _: Incoming.Type, codec: WireCodec, reply: (Data) -> Answer, _ handle: (Incoming) throws -> Answer
+    ) -> Answer {
+        switch request(codec: codec, Incoming.decode) {
+        case .failure(let refused):
+            return reply(refused.reply)
+        case .success(let request):
+            do {
+                return try handle(request)
+            } catch {
+                return reply(codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)"))
+            }
+        }
+    }
+}

@@ -121,7 +121,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
         var latest: [String: SyncResult] = [:]
         let publisher = try bus.publisher(
             name: "sync-agent", epoch: PublisherEpoch.random(), at: configuration.syncEventsEndpoint, lastSequence: 0)
-        let requests = try bus.requests(at: configuration.syncEndpoint, as: Request.self) { [self] request, message in
+        let requests = try bus.requests(at: configuration.syncEndpoint, as: SyncAgentRequest.self) { [self] request, message in
             try answer(request, route: message.route, latest: latest, onTrigger: onTrigger, codec: codec)
         }
         try bus.subscribe(to: configuration.stateEventsEndpoint, topics: [Topic.appForegrounded(user: "")]) { frames in
@@ -160,7 +160,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
 
     /// The immediate reply to a request, or nil when the reply comes later (a sync pass).
     private func answer(
-        _ request: Request, route: [Data], latest: [String: SyncResult], onTrigger: (BusTrigger) -> Bool, codec: WireCodec
+        _ request: SyncAgentRequest, route: [Data], latest: [String: SyncResult], onTrigger: (BusTrigger) -> Bool, codec: WireCodec
     ) throws -> Data? {
         switch request.body {
         case .ping:
@@ -175,7 +175,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
             let results = request.user.map { user in latest[user].map { [$0] } ?? [] }
                 ?? latest.values.sorted { $0.user < $1.user }
             return try codec.reply(to: request.id, user: request.user, type: .syncStatusReply, body: SyncStatusBody(results: results))
-        default:
+        case .notServed:
             return codec.errorReply(
                 to: request.id, user: request.user, code: .unknownType,
                 message: "\(request.type.rawValue) is not served by sync-agent")
