@@ -127,7 +127,10 @@ let package = Package(
             dependencies: ["IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport"]),
         .testTarget(
             name: "SyncAgentUnitTests",
-            dependencies: ["SyncAgent", "WidgetBusProtocol", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "SyncAgent", "IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "MetricsIngestUnitTests",
             dependencies: [

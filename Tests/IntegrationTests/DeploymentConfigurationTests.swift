@@ -56,7 +56,7 @@ struct DeploymentConfigurationTests {
             let definition = try #require(compose.services[service], "\(service) missing")
             #expect(definition.envFile == ["topology.env"], "\(service) must take the topology from topology.env (env_file)")
             let defined = topology.merging(definition.environmentStrings) { $1 }
-            for setting in try Self.settings(of: service) where !setting.isTestHook {
+            for setting in try Self.settings(of: service) {
                 let value = defined[setting.variable]
                 #expect(value != nil, "\(service) reads \(setting.variable) (\(setting.purpose)) but compose does not define it")
                 #expect(value?.isEmpty == false, "\(service): \(setting.variable) is empty")
@@ -262,8 +262,6 @@ struct DeploymentConfigurationTests {
     struct Setting: Sendable {
         var variable: String
         var purpose: String
-        /// A setting for tests only (its help says so): never part of a deployment.
-        var isTestHook: Bool { purpose.uppercased().contains("TEST HOOK") }
     }
 
     /// What an executable reads, from the "Environment:" section of its `--help` (generated from

@@ -30,7 +30,6 @@ struct SyncAgentTests {
             "WIDGETBUS_SYNC", "WIDGETBUS_SYNC_EVENTS", "WIDGETBUS_INTENTS", "WIDGETBUS_STATE_EVENTS", "WIDGETBUS_SYNC_DATABASE_URL",
             "WIDGETBUS_DATA_DIR", "WIDGETBUS_SYNC_INTERVAL", "WIDGETBUS_SYNC_BACKOFF_BASE", "WIDGETBUS_SYNC_BACKOFF_CAP",
             "WIDGETBUS_SYNC_CONCURRENCY", "WIDGETBUS_SYNC_DATABASE_TIMEOUT", "WIDGETBUS_LOG_LEVEL",
-            "WIDGETBUS_SYNC_TEST_PAUSE_BEFORE_ACK_MS",
         ] {
             #expect(help.stdout.contains("  \(variable) "), "--help does not list \(variable)")
         }
@@ -122,59 +121,6 @@ struct SyncAgentTests {
         #expect(try sync.pending(user).isEmpty)
         #expect(try sync.count("stress_check_ins") == pending.count)
         #expect(try sync.target("SELECT count(DISTINCT id) FROM stress_check_ins") == [["\(pending.count)"]])
-    }
-
-    @Test(arguments: TargetKind.allCases)
-    func killingTheAgentBetweenUpsertAndAcknowledgementDuplicatesNothing(_ kind: TargetKind) throws {
-        let sync = try SyncFixture(kind)
-        try sync.startAgent(["WIDGETBUS_SYNC_TEST_PAUSE_BEFORE_ACK_MS": "60000"])
-        let user = "dag"
-        for level in [0, 3, 5] { try sync.bus.send(.recordTension, user: user, body: #"{"level":\#(level)}"#) }
-        let pending = try sync.pending(user)
-
-        let client = try sync.backgroundSync(user)
-        defer { client.kill9() }
-        try sync.bus.waitUntil("the upsert is committed", timeout: 15) { try sync.count("stress_check_ins") == 3 }
-        sync.bus.kill9(.syncAgent)
-        #expect(try sync.pending(user) == pending, "killed before the acknowledgement: everything is still pending")
-
-        try sync.startAgent()
-        let result = try sync.sync(user)
-        #expect(result.status == 0)
-        try sync.bus.waitUntil("the records are acknowledged", timeout: 10) { try sync.pending(user).isEmpty }
-        #expect(try sync.count("stress_check_ins") == 3)
-        let revisions = try sync.target("SELECT id, revision FROM stress_check_ins").map { "\($0[0])@\($0[1])" }
-        #expect(Set(revisions) == Set(pending.map { "\($0.record.id)@\($0.revision)" }))
-    }
-
-    @Test func recordsAddedOrChangedDuringAPassStayPendingAndGoWithTheNext() throws {
-        let sync = try SyncFixture(.postgres)
-        try sync.startAgent(["WIDGETBUS_SYNC_TEST_PAUSE_BEFORE_ACK_MS": "3000"])
-        let user = "eli"
-        try sync.bus.send(.recordTension, user: user, body: #"{"level":3}"#)
-        let checkIn = try sync.recordSevereTension(user: user)
-
-        let client = try sync.backgroundSync(user)
-        defer { client.kill9() }
-        try sync.bus.waitUntil("the upsert is committed", timeout: 15) { try sync.count("stress_check_ins") == 2 }
-        // The pass is now between its upsert and its acknowledgement.
-        try sync.bus.send(.markInterventionDone, user: user, body: #"{"checkInId":"\#(checkIn)"}"#)
-        try sync.bus.send(.recordTension, user: user, body: #"{"level":5}"#)
-        try sync.bus.waitUntil("the pass ends", timeout: 15) { !client.isRunning }
-        let during = try sync.bus.codec.decode(SyncResult.self, from: Data(client.output.utf8))
-        #expect(during.pushed == 2)
-        #expect(during.keptPending == 1, "the check-in changed during the pass stays pending")
-
-        let left = try sync.pending(user)
-        #expect(left.count == 2, "the changed check-in and the new one")
-        #expect(left.contains { $0.record.id == checkIn })
-
-        let next = try sync.sync(user)
-        #expect(next.result?.pushed == 2)
-        #expect(next.result?.keptPending == 0)
-        #expect(try sync.pending(user).isEmpty)
-        #expect(try sync.count("stress_check_ins") == 3)
-        #expect(try sync.target("SELECT CASE WHEN intervention_completed THEN 1 ELSE 0 END FROM stress_check_ins WHERE id = '\(checkIn)'") == [["1"]])
     }
 
     @Test func aPoisonRecordIsReportedAndDoesNotBlockTheOthers() throws {
@@ -290,13 +236,6 @@ final class SyncFixture {
     func sync(_ user: String) throws -> (status: Int32, result: SyncResult?) {
         let result = try bus.widgetctl("sync", "--user", user)
         return (result.status, try? bus.codec.decode(SyncResult.self, from: result.stdoutData))
-    }
-
-    /// `widgetctl sync` running in the background (its output: `.output`).
-    func backgroundSync(_ user: String) throws -> ServiceProcess {
-        try ServiceProcess(
-            name: "widgetctl-sync", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
-            environment: bus.environment, logDirectory: bus.root, arguments: ["sync", "--user", user])
     }
 
     func status(user: String?) throws -> [SyncResult] {

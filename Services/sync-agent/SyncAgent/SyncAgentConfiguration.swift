@@ -27,15 +27,12 @@ public struct SyncAgentConfiguration: Sendable {
     static let databaseTimeout = EnvironmentSetting(
         variable: "WIDGETBUS_SYNC_DATABASE_TIMEOUT", defaultValue: "10",
         purpose: "seconds a database step (connect, upsert) may take before the pass fails")
-    static let testPauseBeforeAcknowledgement = EnvironmentSetting(
-        variable: "WIDGETBUS_SYNC_TEST_PAUSE_BEFORE_ACK_MS", defaultValue: "0",
-        purpose: "TEST HOOK, never in production: milliseconds to sleep between upsert and acknowledgement")
 
     /// What `--help` lists, in order.
     public static let settings: [EnvironmentSetting] = [
         BusEndpoint.sync.setting, BusEndpoint.syncEvents.setting, BusEndpoint.intents.setting,
         BusEndpoint.stateEvents.setting, databaseURL, .dataDirectory, interval, backoffBase, backoffCap, concurrency,
-        databaseTimeout, .logLevel, testPauseBeforeAcknowledgement,
+        databaseTimeout, .logLevel,
     ]
 
     var bus: SyncBus.Configuration
@@ -44,7 +41,6 @@ public struct SyncAgentConfiguration: Sendable {
     var backoff: SyncBackoff
     var concurrency: Int
     var databaseTimeout: Duration
-    var pauseBeforeAcknowledgement: Duration?
 
     public init(environment: [String: String]) throws {
         bus = SyncBus.Configuration(
@@ -70,7 +66,5 @@ public struct SyncAgentConfiguration: Sendable {
             cap: try Self.backoffCap.seconds(in: environment, range: 0...year))
         concurrency = try Self.concurrency.integer(in: environment, range: 1...256)
         databaseTimeout = try Self.databaseTimeout.seconds(in: environment, range: 0.1...year)
-        let pause = try Self.testPauseBeforeAcknowledgement.integer(in: environment, range: 0...Int(Int32.max))
-        pauseBeforeAcknowledgement = pause > 0 ? .milliseconds(pause) : nil
     }
 }

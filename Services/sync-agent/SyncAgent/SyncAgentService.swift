@@ -37,12 +37,7 @@ public struct SyncAgentService: Service {
 
     public func run() async throws {
         let bus = try SyncBus(configuration: configuration.bus, logger: logger)
-        let pass = SyncPass(
-            intents: bus, target: target, databaseTimeout: configuration.databaseTimeout,
-            pauseBeforeAcknowledgement: configuration.pauseBeforeAcknowledgement, logger: logger)
-        if let pause = configuration.pauseBeforeAcknowledgement {
-            logger.warning("TEST HOOK active: every pass pauses between upsert and acknowledgement", metadata: ["widgetbus.pause": "\(pause)"])
-        }
+        let pass = SyncPass(intents: bus, target: target, databaseTimeout: configuration.databaseTimeout, logger: logger)
         let (events, continuation) = AsyncStream.makeStream(of: SyncScheduler.Event.self)
         let scheduler = SyncScheduler(
             pass: pass, deliver: bus.deliver, events: events, continuation: continuation, sweepInterval: configuration.sweepInterval,

@@ -34,20 +34,13 @@ final class SyncPass: Sendable {
     let target: any SyncTarget
     /// Bound on each database step (schema, batch upsert, each record's retry).
     let databaseTimeout: Duration
-    /// Test hook (`WIDGETBUS_SYNC_TEST_PAUSE_BEFORE_ACK_MS`): a sleep between the upsert and the
-    /// acknowledgement, so a test can kill the agent or add records at exactly that point.
-    let pauseBeforeAcknowledgement: Duration?
     let logger: Logger
     private let schemaReady = Atomic<Bool>(false)
 
-    init(
-        intents: any IntentHandlerClient, target: any SyncTarget, databaseTimeout: Duration,
-        pauseBeforeAcknowledgement: Duration?, logger: Logger
-    ) {
+    init(intents: any IntentHandlerClient, target: any SyncTarget, databaseTimeout: Duration, logger: Logger) {
         self.intents = intents
         self.target = target
         self.databaseTimeout = databaseTimeout
-        self.pauseBeforeAcknowledgement = pauseBeforeAcknowledgement
         self.logger = logger
     }
 
@@ -102,11 +95,6 @@ final class SyncPass: Sendable {
         } catch {
             // Whatever was stored is not acknowledged: it stays pending and is upserted again.
             return result(failures: [SyncFailure(error: "sync target \(target.description): \(error)")])
-        }
-
-        if let pause = pauseBeforeAcknowledgement, !stored.isEmpty {
-            logger.warning("test hook: pausing before acknowledgement", metadata: ["widgetbus.user": "\(user)", "widgetbus.pause": "\(pause)"])
-            try? await Task.sleep(for: pause)
         }
 
         var acknowledged = 0
