@@ -44,11 +44,14 @@ struct BenchCommand: ParsableCommand {
         let baseline = RoundTripMeasurement.median(baselines)
         let intent = RoundTripMeasurement.median(intents)
         printLine("")
-        printLine(pad("measurement", 24) + pad("round trips/s", 15) + pad("p50 µs", 9) + pad("p99 µs", 9) + pad("p99.9 µs", 10) + "errors")
-        for measurement in [baseline, intent] {
-            printLine(
-                pad(measurement.name, 24) + pad("\(Int(measurement.perSecond))", 15) + pad("\(measurement.p50Microseconds)", 9)
-                    + pad("\(measurement.p99Microseconds)", 9) + pad("\(measurement.p999Microseconds)", 10) + "\(measurement.errors)")
+        func row(_ cells: [String]) -> String {
+            zip(cells, [24, 15, 9, 9, 10]).map { $0.padded(toWidth: $1) }.joined() + (cells.last ?? "")
+        }
+        printLine(row(["measurement", "round trips/s", "p50 µs", "p99 µs", "p99.9 µs", "errors"]))
+        for m in [baseline, intent] {
+            printLine(row([
+                m.name, "\(Int(m.perSecond))", "\(m.p50Microseconds)", "\(m.p99Microseconds)", "\(m.p999Microseconds)", "\(m.errors)",
+            ]))
         }
         printLine(String(format: "intent rate / raw rate = %.2f (payload %d bytes, %d in flight, median of %d rounds)",
                          intent.perSecond / baseline.perSecond, payloadBytes, inFlight, rounds))

@@ -92,12 +92,16 @@ struct BenchMetricsCommand: ParsableCommand {
         ]
         let medians = order.map { name in results[name]!.sorted { $0.samplesPerSecond < $1.samplesPerSecond }[rounds / 2] }
         printLine("")
-        printLine(pad("measurement", 30) + pad("bytes/msg", 11) + pad("msgs/s", 11) + pad("samples/s", 12) + pad("p50 µs", 10) + pad("p99 µs", 10) + "p99.9 µs")
+        func row(_ cells: [String]) -> String {
+            zip(cells, [30, 11, 11, 12, 10, 10]).map { $0.padded(toWidth: $1) }.joined() + (cells.last ?? "")
+        }
+        func microseconds(_ value: UInt64?) -> String { value.map { "\($0)" } ?? "-" }
+        printLine(row(["measurement", "bytes/msg", "msgs/s", "samples/s", "p50 µs", "p99 µs", "p99.9 µs"]))
         for m in medians {
-            printLine(
-                pad(m.name, 30) + pad("\(m.payloadBytes)", 11) + pad("\(Int(m.messagesPerSecond))", 11) + pad("\(Int(m.samplesPerSecond))", 12)
-                    + pad(m.p50Microseconds.map { "\($0)" } ?? "-", 10) + pad(m.p99Microseconds.map { "\($0)" } ?? "-", 10)
-                    + (m.p999Microseconds.map { "\($0)" } ?? "-"))
+            printLine(row([
+                m.name, "\(m.payloadBytes)", "\(Int(m.messagesPerSecond))", "\(Int(m.samplesPerSecond))",
+                microseconds(m.p50Microseconds), microseconds(m.p99Microseconds), microseconds(m.p999Microseconds),
+            ]))
         }
         printLine(String(
             format: "single: ingest / raw messages = %.3f; batched: ingest / raw messages = %.3f (median of %d rounds, %d samples each, %d users)",

@@ -294,11 +294,11 @@ struct LoadTestReport: Codable, Sendable {
 enum LoadTestTable {
     static func printStep(_ step: StepReport, mixSummary: String, grace: Double) {
         printLine(
-            pad("", 22) + pad("count", 9, right: true) + pad("p50", 9, right: true) + pad("p90", 9, right: true)
-                + pad("p99", 9, right: true) + pad("p99.9", 9, right: true) + pad("max", 9, right: true) + "   ms")
+            "".padded(toWidth: 22) + "count".padded(toWidth: 9, alignedRight: true) + "p50".padded(toWidth: 9, alignedRight: true) + "p90".padded(toWidth: 9, alignedRight: true)
+                + "p99".padded(toWidth: 9, alignedRight: true) + "p99.9".padded(toWidth: 9, alignedRight: true) + "max".padded(toWidth: 9, alignedRight: true) + "   ms")
         for (name, summary) in [("intent round trip", step.roundTrip), ("intent → timeline", step.intentToTimeline)] {
             printLine(
-                pad(name, 22) + pad("\(summary.count)", 9, right: true) + number(summary.p50Milliseconds)
+                name.padded(toWidth: 22) + "\(summary.count)".padded(toWidth: 9, alignedRight: true) + number(summary.p50Milliseconds)
                     + number(summary.p90Milliseconds) + number(summary.p99Milliseconds) + number(summary.p999Milliseconds)
                     + number(summary.maxMilliseconds))
         }
@@ -322,19 +322,19 @@ enum LoadTestTable {
 
     static func searchHeader() {
         printLine(
-            pad("offered/s", 11, right: true) + pad("achieved/s", 12, right: true) + pad("→tl p50", 10, right: true)
-                + pad("→tl p99", 10, right: true) + pad("→tl p99.9", 11, right: true) + pad("rt p99", 9, right: true)
-                + pad("missing", 9, right: true) + pad("errors", 8, right: true) + "  result")
+            "offered/s".padded(toWidth: 11, alignedRight: true) + "achieved/s".padded(toWidth: 12, alignedRight: true) + "→tl p50".padded(toWidth: 10, alignedRight: true)
+                + "→tl p99".padded(toWidth: 10, alignedRight: true) + "→tl p99.9".padded(toWidth: 11, alignedRight: true) + "rt p99".padded(toWidth: 9, alignedRight: true)
+                + "missing".padded(toWidth: 9, alignedRight: true) + "errors".padded(toWidth: 8, alignedRight: true) + "  result")
     }
 
     static func searchLine(_ step: StepReport) {
         printLine(
-            pad(String(format: "%.0f", step.offeredRate ?? 0), 11, right: true) + pad(String(format: "%.0f", step.achievedRate), 12, right: true)
-                + pad(String(format: "%.2f", step.intentToTimeline.p50Milliseconds), 10, right: true)
-                + pad(String(format: "%.2f", step.intentToTimeline.p99Milliseconds), 10, right: true)
-                + pad(String(format: "%.2f", step.intentToTimeline.p999Milliseconds), 11, right: true)
-                + pad(String(format: "%.2f", step.roundTrip.p99Milliseconds), 9, right: true)
-                + pad("\(step.timelines.missing)", 9, right: true) + pad("\(step.errorCount + step.timeouts)", 8, right: true)
+            String(format: "%.0f", step.offeredRate ?? 0).padded(toWidth: 11, alignedRight: true) + String(format: "%.0f", step.achievedRate).padded(toWidth: 12, alignedRight: true)
+                + String(format: "%.2f", step.intentToTimeline.p50Milliseconds).padded(toWidth: 10, alignedRight: true)
+                + String(format: "%.2f", step.intentToTimeline.p99Milliseconds).padded(toWidth: 10, alignedRight: true)
+                + String(format: "%.2f", step.intentToTimeline.p999Milliseconds).padded(toWidth: 11, alignedRight: true)
+                + String(format: "%.2f", step.roundTrip.p99Milliseconds).padded(toWidth: 9, alignedRight: true)
+                + "\(step.timelines.missing)".padded(toWidth: 9, alignedRight: true) + "\(step.errorCount + step.timeouts)".padded(toWidth: 8, alignedRight: true)
                 + "  " + ((step.passed ?? false) ? "pass" : "fail"))
     }
 
@@ -343,6 +343,6 @@ enum LoadTestTable {
     }
 
     private static func number(_ value: Double) -> String {
-        pad(String(format: value < 10 ? "%.3f" : value < 100 ? "%.2f" : "%.1f", value), 9, right: true)
+        String(format: value < 10 ? "%.3f" : value < 100 ? "%.2f" : "%.1f", value).padded(toWidth: 9, alignedRight: true)
     }
 }

@@ -64,13 +64,6 @@ func printLine(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
-/// `text` as a table cell `width` columns wide, aligned left or right; a longer text keeps one
-/// space to its neighbour so that columns never run together.
-func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-    let padding = String(repeating: " ", count: max(1, width - text.count))
-    return right ? padding + text : text + padding
-}
-
 func printError(_ text: String) {
     FileHandle.standardError.write(Data(("widgetctl: " + text + "\n").utf8))
 }

@@ -90,15 +90,9 @@ private struct LenientSample: Decodable {
         }
     }
 
+    /// What is wrong with a sample, in the words a refused request gets.
     private static func describe(_ error: any Error) -> String {
-        func path(_ keys: [any CodingKey]) -> String { keys.map(\.stringValue).joined(separator: ".") }
-        switch error as? DecodingError {
-        case .keyNotFound(let key, let context)?: return "missing field \(path(context.codingPath + [key]))"
-        case .valueNotFound(_, let context)?: return "missing value at \(path(context.codingPath))"
-        case .typeMismatch(let type, let context)?: return "field \(path(context.codingPath)) must be \(type)"
-        case .dataCorrupted(let context)?: return "field \(path(context.codingPath)): \(context.debugDescription)"
-        default: return "\(error)"
-        }
+        (error as? DecodingError).map { ProtocolError(decodingError: $0).message } ?? "\(error)"
     }
 }
 

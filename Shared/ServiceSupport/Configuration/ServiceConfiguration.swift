@@ -52,8 +52,7 @@ public struct EnvironmentSetting: Sendable, Hashable {
     public static func helpText(_ settings: [EnvironmentSetting]) -> String {
         let width = settings.map(\.variable.count).max() ?? 0
         let lines = settings.map { setting in
-            let padding = String(repeating: " ", count: width - setting.variable.count)
-            return "  \(setting.variable)\(padding)  \(setting.purpose) (default: \(setting.defaultValue))"
+            "  \(setting.variable.padded(toWidth: width + 2))\(setting.purpose) (default: \(setting.defaultValue))"
         }
         return "Environment:\n" + lines.joined(separator: "\n")
     }
