@@ -126,6 +126,12 @@ let package = Package(
             name: "IntentHandlingTests",
             dependencies: ["IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport"]),
         .testTarget(
+            name: "TimelinesTests",
+            dependencies: [
+                "Timelines", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
             name: "SyncAgentUnitTests",
             dependencies: [
                 "SyncAgent", "IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
