@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ServiceSupport
 import WidgetBusProtocol
-import ZeroMQ
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,26 +23,25 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let socket = try ZMQSocket(context: try ZMQContextHolder.shared, type: .sub)
-        defer { socket.close() }
-        try socket.setLinger(milliseconds: 0)
-        try socket.subscribe(topic)
-        if heartbeats, !Topic.heartbeat.hasPrefix(topic) { try socket.subscribe(Topic.heartbeat) }
-        try socket.connect(BusEndpoint.stateEvents.resolve(in: environment))
-        try socket.connect(BusEndpoint.timelineEvents.resolve(in: environment))
-
-        let deadline = seconds.map { Date().addingTimeInterval($0) }
+        let bus = try Bus()
+        defer { bus.close() }
+        let stop = StopSignal()
         var printed = 0
-        while count.map({ printed < $0 }) ?? true {
-            let wait = deadline.map { Int(max(0, $0.timeIntervalSinceNow) * 1000) } ?? 1_000
-            if let deadline, Date() >= deadline { break }
-            guard try ZMQPoller.isReadable(socket, waitingMilliseconds: min(wait, 1_000)), let frames = try socket.receiveMessage(),
-                frames.count == 2
-            else { continue }
-            let topicText = String(decoding: frames[0], as: UTF8.self)
-            if topicText == Topic.heartbeat, !heartbeats { continue }
-            printLine(String(decoding: frames[1], as: UTF8.self))
-            printed += 1
+        let topics = heartbeats && !Topic.heartbeat.hasPrefix(topic) ? [topic, Topic.heartbeat] : [topic]
+        for endpoint in [BusEndpoint.stateEvents, .timelineEvents] {
+            try bus.subscribe(to: endpoint.resolve(in: environment), topics: topics) { frames in
+                guard frames.count == 2, count.map({ printed < $0 }) ?? true else { return }
+                if String(decoding: frames[0], as: UTF8.self) == Topic.heartbeat, !heartbeats { return }
+                printLine(String(decoding: frames[1], as: UTF8.self))
+                printed += 1
+                if let count, printed >= count { stop.request() }
+            }
         }
+        if let seconds {
+            let deadline = bus.clock.now.addingTimeInterval(seconds)
+            bus.timer(dueAt: { deadline }) { _ in stop.request() }
+        }
+        if count == 0 { stop.request() }
+        try bus.run(until: stop)
     }
 }
