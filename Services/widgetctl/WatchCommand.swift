@@ -39,7 +39,7 @@ struct WatchCommand: ParsableCommand {
         }
         if let seconds {
             let deadline = bus.clock.now.addingTimeInterval(seconds)
-            bus.timer(dueAt: { deadline }) { _ in stop.request() }
+            bus.timer(dueAt: { stop.isRequested ? nil : deadline }) { _ in stop.request() }
         }
         if count == 0 { stop.request() }
         try bus.run(until: stop)

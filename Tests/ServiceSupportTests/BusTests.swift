@@ -104,24 +104,28 @@ import ZeroMQ
         #expect(fired == 0, "the injected clock has not reached it")
     }
 
-    @Test func aStopDuringABatchFinishesTheBatchInHandThenRunsTheStopSteps() throws {
+    @Test func aStopDuringABatchFinishesTheBatchInHandTakesNoMoreThenRunsTheStopSteps() throws {
         let bus = try Bus(clock: ManualClock())
         defer { bus.close() }
         let stop = StopSignal()
         var answered = 0
+        var pulled = 0
         var stopped = 0
         try bus.replies(at: "inproc://stopping", batch: 2) { messages in
             stop.request()
             answered += messages.count
             return messages.map { _ in Data("ok".utf8) }
         }
+        try bus.pull(at: "inproc://after-the-stop", batch: 10) { pulled += $0.count }
         bus.onStop { _ in stopped += 1 }
         let client = try peer(.dealer, of: bus, at: "inproc://stopping", sending: 5)
-        defer { client.close() }
+        let pusher = try peer(.push, of: bus, at: "inproc://after-the-stop", sending: 3)
+        defer { for socket in [client, pusher] { socket.close() } }
 
         try bus.run(until: stop)
         #expect(answered == 2 && stopped == 1)
-        #expect(try received(by: client) == ["ok", "ok"], "the batch in hand is answered; the rest waits for the next start")
+        #expect(try received(by: client) == ["ok", "ok"], "the batch in hand is answered")
+        #expect(pulled == 0, "once stopping, a socket of the same turn hands over nothing: it waits for the next start")
     }
 
     @Test func aHandlerThatThrowsEndsTheRunWithItsError() throws {
@@ -158,18 +162,34 @@ import ZeroMQ
         #expect(replies.map { $0.object("body")?.string("code") } == [ErrorCode.internalError.rawValue, nil, ErrorCode.badJSON.rawValue])
     }
 
-    @Test func aPostFromAnotherThreadWakesTheWaitAndIsTakenOnTheBusThread() async throws {
+    @Test func aPostFromAnotherThreadWakesAWaitingPollAndIsTakenOnTheBusThread() throws {
         let bus = try Bus(clock: ManualClock())
         defer { bus.close() }
         let mailbox = try BusMailbox<Int>()
         var taken: [Int] = []
-        bus.receive(from: mailbox) { taken += $0 }
-
-        await Task.detached { (1...3).forEach { mailbox.post($0) } }.value
-        try bus.turn(waitingAtMost: 30)
+        var takenOn: [Thread] = []
+        bus.receive(from: mailbox) {
+            taken += $0
+            takenOn.append(Thread.current)
+        }
+        // Posted from another thread once this one is (very likely) blocked in the poll below.
+        let poster = Thread {
+            Thread.sleep(forTimeInterval: 0.05)
+            (1...3).forEach { mailbox.post($0) }
+        }
+        poster.start()
+        let before = ContinuousClock.now
+        while taken.count < 3, ContinuousClock.now - before < .seconds(20) {
+            try bus.turn(waitingAtMost: 30)
+        }
         #expect(taken == [1, 2, 3])
+        #expect(ContinuousClock.now - before < .seconds(10), "the post ended a 30 s wait")
+        #expect(takenOn.allSatisfy { $0 == Thread.current })
+
         mailbox.post(4)
-        try bus.run(until: { let stop = StopSignal(); stop.request(); return stop }())
+        let stopped = StopSignal()
+        stopped.request()
+        try bus.run(until: stopped)
         #expect(taken == [1, 2, 3, 4], "what is posted before the bus stops is taken")
         bus.close()
         #expect(!mailbox.post(5), "a closed bus refuses posts")

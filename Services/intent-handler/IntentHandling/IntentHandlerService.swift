@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import ServiceSupport
 import WidgetBusProtocol
-import ZeroMQ
 
 /// The single writer of widget state. Its ``Bus`` answers intents and snapshot requests and
 /// publishes state events on one thread: serving snapshots on the same thread as commits keeps
@@ -50,7 +49,8 @@ public struct IntentHandlerService: BusService {
             _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-WidgetStateStore.replyRetention))
         }
         let processor = try IntentProcessor(
-            store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity)
+            store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity,
+            clock: { [clock = bus.clock] in clock.now })
         let publisher = try bus.publisher(
             name: "intent-handler", epoch: processor.epoch, at: configuration.stateEventsEndpoint, lastSequence: processor.lastSequence)
         for (endpoint, role) in [(configuration.intentsEndpoint, IntentProcessor.Endpoint.intents), (configuration.snapshotEndpoint, .snapshot)] {

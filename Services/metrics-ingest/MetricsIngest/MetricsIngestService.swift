@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import ServiceSupport
 import WidgetBusProtocol
-import ZeroMQ
 
 /// Where measurements enter the system. One dedicated thread owns every socket: the PULL that
 /// wearables and gateways push samples to, the ROUTER for snapshots and status, the PUB for
@@ -48,7 +47,8 @@ public struct MetricsIngestService: BusService {
 
     public func start(on bus: Bus) throws {
         let store = try MetricsStore(path: configuration.databasePath, codec: bus.codec)
-        let ingestor = try MetricsIngestor(store: store, codec: bus.codec, epoch: PublisherEpoch.random(), logger: logger)
+        let ingestor = try MetricsIngestor(
+            store: store, codec: bus.codec, epoch: PublisherEpoch.random(), logger: logger, clock: { [clock = bus.clock] in clock.now })
         let pruned = try ingestor.prune()
         bus.every(Self.pruneInterval) { _ in _ = try ingestor.prune() }
         let responder = MetricsQueryResponder(ingestor: ingestor, codec: bus.codec)

@@ -3,7 +3,6 @@ import Logging
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
-import ZeroMQ
 
 /// Derives timelines from intent-handler's state and metrics-ingest's aggregates — the only
 /// service that does: keeps a replica of each (re-synced from snapshots at start and on any gap),
@@ -52,9 +51,6 @@ public struct TimelineService: BusService {
         let publisher = try bus.publisher(
             name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0)
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
-        try bus.requests(at: configuration.timelinesEndpoint, as: TimelinesRequest.self) { request, _ in
-            try builder.reply(to: request, lastSequence: publisher.lastSequence)
-        }
         var refreshes = RefreshSchedule<WidgetReplicas.Widget>()
         func publish(_ widgets: [(widget: WidgetReplicas.Widget, causedBy: String?)], now: Date) throws {
             for event in try builder.timelineEvents(for: widgets, firstSequence: publisher.lastSequence + 1, now: now) {
@@ -66,6 +62,13 @@ public struct TimelineService: BusService {
         }
         bus.afterMessages { now in
             try publish(replicas.takeChanges(), now: now)
+        }
+        // What the replicas took this turn is published before a request is answered, so a
+        // timeline snapshot never shows more than the sequence it reports.
+        let clock = bus.clock
+        try bus.requests(at: configuration.timelinesEndpoint, as: TimelinesRequest.self) { request, _ in
+            try publish(replicas.takeChanges(), now: clock.now)
+            return try builder.reply(to: request, lastSequence: publisher.lastSequence)
         }
         // A widget published again since it was scheduled has a later date: only those that
         // really ran out come due.

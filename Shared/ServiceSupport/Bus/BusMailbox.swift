@@ -59,6 +59,10 @@ public final class BusMailbox<Message: Sendable>: Sendable {
         }
     }
 
+    deinit {
+        close()  // a mailbox no bus took still gives its descriptors back
+    }
+
     /// Closes the pipe; later posts are refused. Called on the bus thread.
     func close() {
         box.withLock { box in
