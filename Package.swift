@@ -83,7 +83,6 @@ let package = Package(
             dependencies: [
                 "SyncAgent", "ServiceSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/sync-agent/Main"
         ),

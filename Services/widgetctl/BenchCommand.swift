@@ -44,9 +44,7 @@ struct BenchCommand: ParsableCommand {
         let baseline = RoundTripMeasurement.median(baselines)
         let intent = RoundTripMeasurement.median(intents)
         printLine("")
-        func row(_ cells: [String]) -> String {
-            zip(cells, [24, 15, 9, 9, 10]).map { $0.padded(toWidth: $1) }.joined() + (cells.last ?? "")
-        }
+        func row(_ cells: [String]) -> String { String.tableRow(cells, widths: [24, 15, 9, 9, 10]) }
         printLine(row(["measurement", "round trips/s", "p50 µs", "p99 µs", "p99.9 µs", "errors"]))
         for m in [baseline, intent] {
             printLine(row([

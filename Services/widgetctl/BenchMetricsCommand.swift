@@ -92,9 +92,7 @@ struct BenchMetricsCommand: ParsableCommand {
         ]
         let medians = order.map { name in results[name]!.sorted { $0.samplesPerSecond < $1.samplesPerSecond }[rounds / 2] }
         printLine("")
-        func row(_ cells: [String]) -> String {
-            zip(cells, [30, 11, 11, 12, 10, 10]).map { $0.padded(toWidth: $1) }.joined() + (cells.last ?? "")
-        }
+        func row(_ cells: [String]) -> String { String.tableRow(cells, widths: [30, 11, 11, 12, 10, 10]) }
         func microseconds(_ value: UInt64?) -> String { value.map { "\($0)" } ?? "-" }
         printLine(row(["measurement", "bytes/msg", "msgs/s", "samples/s", "p50 µs", "p99 µs", "p99.9 µs"]))
         for m in medians {

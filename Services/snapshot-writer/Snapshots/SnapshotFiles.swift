@@ -40,7 +40,7 @@ final class SnapshotFiles {
     /// Takes the newest snapshots and returns the files they must be written to: those not
     /// showing their stamp. With `readingDisk` (after a re-sync) each file is read first, so
     /// one that was deleted, damaged or left behind while the writer was stopped is caught.
-    func take(_ snapshots: [WidgetSnapshot], readingDisk: Bool, now: Date = Date()) -> [SnapshotPath] {
+    func take(_ snapshots: [WidgetSnapshot], readingDisk: Bool, now: Date) -> [SnapshotPath] {
         snapshots.compactMap { snapshot in
             guard let path = path(user: snapshot.stamp.user, kind: snapshot.stamp.kind) else { return nil }
             if readingDisk { reflected[path] = header(onDiskAt: path) }
@@ -62,7 +62,7 @@ final class SnapshotFiles {
     }
 
     /// The files whose failed write is due again at `now`.
-    func retriesDue(now: Date = Date()) -> [SnapshotPath] {
+    func retriesDue(now: Date) -> [SnapshotPath] {
         retries.takeDue(now: now)
     }
 
@@ -74,7 +74,7 @@ final class SnapshotFiles {
     /// Writes the waiting snapshot of each of `paths`, as one durable batch
     /// (``AtomicFileWriter/write(_:)``). A failed write is logged and tried again after
     /// ``retryDelay``, or sooner by a new snapshot of the same file.
-    func write(_ paths: [SnapshotPath], now: Date = Date()) {
+    func write(_ paths: [SnapshotPath], now: Date) {
         var pending: [(path: SnapshotPath, snapshot: WidgetSnapshot, data: Data)] = []
         for path in paths {
             guard let snapshot = waiting.removeValue(forKey: path) else { continue }

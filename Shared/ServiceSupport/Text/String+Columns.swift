@@ -6,4 +6,9 @@ extension String {
         let padding = String(repeating: " ", count: max(1, width - count))
         return alignedRight ? padding + self : self + padding
     }
+
+    /// One table line: each cell padded to its width, and the cell after the last width as it is.
+    public static func tableRow(_ cells: [String], widths: [Int]) -> String {
+        zip(cells, widths).map { $0.padded(toWidth: $1) }.joined() + cells.dropFirst(widths.count).joined()
+    }
 }

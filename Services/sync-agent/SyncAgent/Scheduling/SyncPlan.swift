@@ -56,7 +56,7 @@ struct SyncPlan {
     private var ready: [String] = []
     private(set) var running = 0
     private var sweeping = false
-    private(set) var draining = false
+    private var draining = false
 
     init(concurrency: Int, backoff: SyncBackoff, logger: Logger) {
         self.concurrency = max(1, concurrency)
