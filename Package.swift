@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "WidgetDomainTests", dependencies: ["WidgetDomain"]),
         .testTarget(name: "WidgetBusProtocolTests", dependencies: ["WidgetBusProtocol"]),
         // What several test targets share (a clock set by hand); never linked into a product.
-        .target(name: "WidgetBusTestSupport", dependencies: ["ServiceSupport"], path: "Tests/Support"),
+        .target(name: "WidgetBusTestSupport", dependencies: ["ServiceSupport", "ZeroMQ"], path: "Tests/Support"),
         .testTarget(
             name: "ServiceSupportTests",
             dependencies: [
@@ -124,6 +124,12 @@ let package = Package(
         .testTarget(
             name: "IntentHandlingTests",
             dependencies: ["IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport"]),
+        .testTarget(
+            name: "SnapshotsTests",
+            dependencies: [
+                "Snapshots", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "TimelinesTests",
             dependencies: [

@@ -36,10 +36,7 @@ import ZeroMQ
                 ].map { ($0.variable, "inproc://\($0.variable.lowercased())-\(run)") })
             let (context, endpoints) = (bus.context, endpoints)
             func socket(_ type: ZMQSocketType, bind endpoint: BusEndpoint) throws -> ZMQSocket {
-                let socket = try ZMQSocket(context: context, type: type)
-                try socket.setLinger(milliseconds: 0)
-                try socket.bind(endpoints[endpoint.variable]!)
-                return socket
+                try .peer(type, on: context, binding: endpoints[endpoint.variable]!)
             }
             statePublisher = try socket(.pub, bind: .stateEvents)
             stateSnapshots = try socket(.router, bind: .stateSnapshot)
@@ -60,15 +57,9 @@ import ZeroMQ
             bus.close()
         }
 
-        /// Runs turns, moving the clock a second each (heartbeats fall due), until `condition`
-        /// holds; at most 100 turns.
+        /// Runs turns, moving the clock a second each (heartbeats fall due), until `condition` holds.
         func turns(until condition: () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            for _ in 0..<100 {
-                if try condition() { return }
-                clock.advance(by: 1)
-                try bus.turn(waitingAtMost: 0.05)
-            }
-            Issue.record("not within 100 turns", sourceLocation: sourceLocation)
+            #expect(try bus.turns(moving: clock, by: 1, limit: 100, until: condition), sourceLocation: sourceLocation)
         }
 
         /// The next message on `timelines`, taken now or nil.

@@ -1,0 +1,27 @@
+import Foundation
+import ServiceSupport
+import ZeroMQ
+
+extension Bus {
+    /// Runs turns, moving `clock` by `step` before each (so timers fall due without waiting),
+    /// until `condition` holds; false if it still does not after `limit` turns.
+    public func turns(moving clock: ManualClock, by step: TimeInterval, limit: Int = 200, until condition: () throws -> Bool) throws -> Bool {
+        for _ in 0..<limit {
+            if try condition() { return true }
+            clock.advance(by: step)
+            try turn(waitingAtMost: 0.02)
+        }
+        return try condition()
+    }
+}
+
+extension ZMQSocket {
+    /// A socket of `type` on `context`, bound at `endpoint` and lingering 0: a test's stand-in for
+    /// the service a service under test follows or answers.
+    public static func peer(_ type: ZMQSocketType, on context: ZMQContext, binding endpoint: String) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context: context, type: type)
+        try socket.setLinger(milliseconds: 0)
+        try socket.bind(endpoint)
+        return socket
+    }
+}
