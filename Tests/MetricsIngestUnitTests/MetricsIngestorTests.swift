@@ -20,7 +20,7 @@ import WidgetDomain
         init() throws {
             let store = try MetricsStore(path: folder.appendingPathComponent("metrics-ingest.sqlite").path, codec: codec)
             ingestor = try MetricsIngestor(
-                store: store, codec: codec, epoch: "00000000000000f6", logger: Logger(label: "test"), clock: { [clock] in clock.now })
+                store: store, codec: codec, epoch: "00000000000000f6", logger: Logger(label: "test"), clock: clock)
         }
 
         deinit {

@@ -50,7 +50,7 @@ public struct IntentHandlerService: BusService {
         }
         let processor = try IntentProcessor(
             store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity,
-            clock: { [clock = bus.clock] in clock.now })
+            clock: bus.clock)
         let publisher = try bus.publisher(
             name: "intent-handler", epoch: processor.epoch, at: configuration.stateEventsEndpoint, lastSequence: processor.lastSequence)
         for (endpoint, role) in [(configuration.intentsEndpoint, IntentProcessor.Endpoint.intents), (configuration.snapshotEndpoint, .snapshot)] {

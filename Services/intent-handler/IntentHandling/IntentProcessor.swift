@@ -45,7 +45,7 @@ final class IntentProcessor {
     private let codec: WireCodec
     /// The epoch of the publisher that sends this processor's events (``PublisherEpoch``).
     let epoch: String
-    private let clock: @Sendable () -> Date
+    private let clock: any WallClock
     private var random: RandomSource
     /// Committed states of the users active lately, decoded (without their encoded bytes); a
     /// user's state not here is in the store.
@@ -64,7 +64,7 @@ final class IntentProcessor {
     /// - Parameter capacity: how many user states (a user's state of one app) stay in memory.
     init(
         store: WidgetStateStore, codec: WireCodec, epoch: String, capacity: Int,
-        clock: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system
+        clock: any WallClock = SystemClock(), random: RandomSource = .system
     ) throws {
         self.store = store
         self.codec = codec
@@ -164,7 +164,7 @@ final class IntentProcessor {
     /// back and changes nothing, and a change that throws leaves nothing behind.
     private func once(_ request: IntentsRequest, _ db: Database, _ change: (Date) throws -> Outcome) throws -> Outcome {
         let user = request.user!
-        let now = clock()
+        let now = clock.now
         if let handled = try store.handledRequest(db, id: request.id) {
             guard handled.user == user, handled.type == request.type.rawValue else {
                 return Outcome(reply: codec.errorReply(

@@ -48,7 +48,7 @@ public struct MetricsIngestService: BusService {
     public func start(on bus: Bus) throws {
         let store = try MetricsStore(path: configuration.databasePath, codec: bus.codec)
         let ingestor = try MetricsIngestor(
-            store: store, codec: bus.codec, epoch: PublisherEpoch.random(), logger: logger, clock: { [clock = bus.clock] in clock.now })
+            store: store, codec: bus.codec, epoch: PublisherEpoch.random(), logger: logger, clock: bus.clock)
         let pruned = try ingestor.prune()
         bus.every(Self.pruneInterval) { _ in _ = try ingestor.prune() }
         let responder = MetricsQueryResponder(ingestor: ingestor, codec: bus.codec)

@@ -20,7 +20,7 @@ final class MetricsIngestor {
     private let store: MetricsStore
     private let codec: WireCodec
     private let logger: Logger
-    private let clock: @Sendable () -> Date
+    private let clock: any WallClock
     /// The epoch of the publisher that sends this ingestor's events (``PublisherEpoch``).
     let epoch: String
     private var calendars: [String: LocalCalendar] = [:]
@@ -32,7 +32,7 @@ final class MetricsIngestor {
     private(set) var sequence: UInt64
 
     init(
-        store: MetricsStore, codec: WireCodec, epoch: String, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init
+        store: MetricsStore, codec: WireCodec, epoch: String, logger: Logger, clock: any WallClock = SystemClock()
     ) throws {
         self.store = store
         self.codec = codec
@@ -68,7 +68,7 @@ final class MetricsIngestor {
     ///
     /// - Parameter timeZone: the user's zone for local hours (UTC for a user with no profile).
     func ingest(_ messages: [[Data]], timeZone: (String) -> TimeZone) -> [Event] {
-        let now = clock()
+        let now = clock.now
         let checked = messages.map { check($0, now: now) }
         var burst = AppliedMessage(counts: MetricsCounters())  // what the burst changed so far
         var causedBy: [String: String] = [:]  // the last message that changed each user
@@ -174,7 +174,7 @@ final class MetricsIngestor {
 
     /// Forgets duplicate keys that can no longer match an acceptable sample.
     func prune() throws -> Int {
-        try store.pruneAcceptedSamples(takenBefore: clock().addingTimeInterval(-StressMonitorLimits.maxMeasurementAge))
+        try store.pruneAcceptedSamples(takenBefore: clock.now.addingTimeInterval(-StressMonitorLimits.maxMeasurementAge))
     }
 
     /// Persists counts of a message that changed nothing else.
