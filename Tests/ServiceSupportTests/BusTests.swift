@@ -104,6 +104,76 @@ import ZeroMQ
         #expect(fired == 0, "the injected clock has not reached it")
     }
 
+    /// A bus whose ROUTER at `endpoint` rests `pacing` after each batch and records the batches.
+    func pacedReplies(on bus: Bus, at endpoint: String, pacing: TimeInterval) throws -> () -> [[String]] {
+        var batches: [[String]] = []
+        try bus.replies(at: endpoint, batch: 10, pacing: pacing) { messages in
+            batches.append(messages.map { String(decoding: $0.payload ?? Data(), as: UTF8.self) })
+            return messages.map { _ in nil }
+        }
+        return { batches }
+    }
+
+    @Test func aPacedSocketTakesAMessageAtOnceThenRestsSoThoseCloseBehindShareOneTurn() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        let batches = try pacedReplies(on: bus, at: "inproc://paced", pacing: 5)
+        var pulled = 0
+        try bus.pull(at: "inproc://unpaced", batch: 10) { pulled += $0.count }
+        let client = try peer(.dealer, of: bus, at: "inproc://paced", sending: 1)
+        defer { client.close() }
+
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0"]], "a message after a quiet spell waits for nothing")
+
+        for index in 1...3 { try client.send([Data("\(index)".utf8)]) }
+        let pusher = try peer(.push, of: bus, at: "inproc://unpaced", sending: 2)
+        defer { pusher.close() }
+        clock.advance(by: 4.9)
+        try bus.turn(waitingAtMost: 0)
+        #expect(batches() == [["0"]], "messages that arrive during the rest wait for its end")
+        #expect(pulled == 2, "a socket without pacing is taken meanwhile")
+
+        clock.advance(by: 0.1)
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0"], ["1", "2", "3"]], "at its end they are taken in one turn")
+    }
+
+    @Test func aRestEndingFarBeyondItsPacingIsOneTheClockSteppedBackAcrossAndIsOver() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        let batches = try pacedReplies(on: bus, at: "inproc://stepped-back", pacing: 5)
+        let client = try peer(.dealer, of: bus, at: "inproc://stepped-back", sending: 1)
+        defer { client.close() }
+        try bus.turn(waitingAtMost: 1)
+
+        try client.send([Data("1".utf8)])
+        clock.advance(by: -3600)
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0"], ["1"]], "an hour back would otherwise be an hour's rest")
+    }
+
+    @Test func aTurnWaitsOutARestToItsEndNotToItsLimit() throws {
+        let bus = try Bus()  // the system clock: this rest is real time
+        defer { bus.close() }
+        let batches = try pacedReplies(on: bus, at: "inproc://rest-in-real-time", pacing: 0.003)
+        let client = try peer(.dealer, of: bus, at: "inproc://rest-in-real-time", sending: 1)
+        defer { client.close() }
+        try bus.turn(waitingAtMost: 1)
+        let tookFirst = ContinuousClock.now
+
+        try client.send([Data("1".utf8)])
+        while batches().count < 2, ContinuousClock.now - tookFirst < .seconds(20) {
+            try bus.turn(waitingAtMost: 30)
+        }
+        let waited = ContinuousClock.now - tookFirst
+        #expect(batches() == [["0"], ["1"]])
+        #expect(waited >= .milliseconds(2), "the message waited for the rest")
+        #expect(waited < .seconds(10), "the wait ended with the rest, not at the 30 s limit")
+    }
+
     @Test func aStopDuringABatchFinishesTheBatchInHandTakesNoMoreThenRunsTheStopSteps() throws {
         let bus = try Bus(clock: ManualClock())
         defer { bus.close() }

@@ -11,7 +11,7 @@ struct IntentHandlerCommand: AsyncParsableCommand {
         abstract: "Owns widget state: applies intents exactly once, commits, replies, publishes state events.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
-            .dataDirectory, .stateCapacity, .logLevel,
+            .dataDirectory, .stateCapacity, .intentPacing, .logLevel,
         ])
     )
 

@@ -34,6 +34,11 @@ public struct MetricsIngestService: BusService {
     /// snapshot); past this they are taken, and users without a known zone count in UTC.
     static let zoneWait: TimeInterval = 3
     static let pruneInterval: TimeInterval = 3600
+    /// How long the state events it follows for the zones rest after each turn that takes some.
+    /// Every state change reaches this service, and all it needs of them is the rare change of a
+    /// zone: taking them every 20 ms costs a wake-up per 20 ms instead of one per intent, and a
+    /// new zone applies to samples at most 20 ms later than it would otherwise.
+    static let zonePacing: TimeInterval = 0.020
 
     let configuration: Configuration
     let logger: Logger
@@ -56,7 +61,7 @@ public struct MetricsIngestService: BusService {
             name: "metrics-ingest", epoch: ingestor.epoch, at: configuration.eventsEndpoint, lastSequence: ingestor.sequence)
         let zones = try StateReplica(
             bus: bus, eventsEndpoint: configuration.stateEventsEndpoint, snapshotEndpoint: configuration.stateSnapshotEndpoint,
-            holdsStates: false, logger: logger)
+            holdsStates: false, pacing: Self.zonePacing, logger: logger)
         try bus.requests(at: configuration.snapshotEndpoint, as: MetricsRequest.self) { request, _ in
             try responder.reply(to: request)
         }

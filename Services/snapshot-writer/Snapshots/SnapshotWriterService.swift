@@ -32,6 +32,10 @@ public struct SnapshotWriterService: BusService {
     /// The grid writes fall due on: files first changed within the same 10 ms are written as one
     /// batch, sharing its two barriers (``AtomicFileWriter/write(_:)``).
     static let writeGranularity = Duration.milliseconds(10)
+    /// How long the timeline events rest after each turn that takes some: files are written on a
+    /// grid of ``writeGranularity`` anyway, so events taken once per step of it cost a file at
+    /// most one step more, and a flood of events costs one turn per step instead of one per event.
+    static var eventPacing: TimeInterval { writeGranularity.asSeconds }
 
     let configuration: Configuration
     let logger: Logger
@@ -48,7 +52,7 @@ public struct SnapshotWriterService: BusService {
         var received: [WidgetSnapshot] = []
         let timelines = try SequencedReplica(
             PublishedTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
-            snapshotEndpoint: configuration.timelinesEndpoint, logger: logger
+            snapshotEndpoint: configuration.timelinesEndpoint, pacing: Self.eventPacing, logger: logger
         ) { received += $0 }
         // Writes wait on the monotonic clock: a wall-clock step must not hold them back.
         var schedule = CoalescingSchedule<SnapshotPath>(delay: configuration.coalesceDelay, granularity: Self.writeGranularity)

@@ -24,7 +24,9 @@ public enum BusError: Error, CustomStringConvertible {
 /// 1. wait until a socket is readable, a timer falls due or ``stopCheckInterval`` passes;
 /// 2. run the handler of each readable socket, in the order the sockets were declared, with at
 ///    most its batch of messages, so a flood on one socket never starves the others (what is
-///    left is taken on the next turn);
+///    left is taken on the next turn); a socket declared with a *pacing* then rests — is not
+///    polled — for that long while rests pay (``SocketPacing``), so the messages that follow
+///    close behind are taken together on one later turn;
 /// 3. run the steps that follow the handlers (``afterMessages(_:)``), which see everything the
 ///    turn's messages brought;
 /// 4. fire the timers that are due, in the order they were declared.
@@ -44,10 +46,19 @@ public final class Bus {
     public let clock: any WallClock
     public let codec: WireCodec
 
-    private struct Reader {
+    private final class Reader {
         let target: ZMQPollTarget
         let isActive: () -> Bool
-        let handle: () throws -> Void
+        /// Takes what is ready; returns how many messages it took.
+        let take: () throws -> Int
+        var pacing: SocketPacing?
+
+        init(target: ZMQPollTarget, isActive: @escaping () -> Bool, pacing: SocketPacing?, take: @escaping () throws -> Int) {
+            self.target = target
+            self.isActive = isActive
+            self.pacing = pacing
+            self.take = take
+        }
     }
 
     private struct Timer {
@@ -79,16 +90,19 @@ public final class Bus {
     /// a service that commits them together (a group commit) needs the batch — and returns one
     /// reply per message, in order, or nil for a request it will answer later through the
     /// returned ``Replier``.
+    ///
+    /// - Parameter pacing: how long the socket rests after each batch it takes (``SocketPacing``);
+    ///   0 takes every request as soon as it arrives.
     @discardableResult
     public func replies(
-        at endpoint: String, batch: Int, _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
+        at endpoint: String, batch: Int, pacing: TimeInterval = 0, _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
     ) throws -> Replier {
         let socket = try makeSocket(.router) {
             try $0.setLinger(milliseconds: 500)
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
             try $0.bind(BusEndpoint.bindAddress(for: endpoint))
         }
-        onMessages(of: socket, batch: batch) { frames in
+        onMessages(of: socket, batch: batch, pacing: pacing, answersRequests: true) { frames in
             let messages = frames.map(RoutedMessage.init(frames:))
             for (message, reply) in zip(messages, try answer(messages)) {
                 if let reply { try socket.send(message.reply(reply), dontWait: true) }
@@ -139,14 +153,19 @@ public final class Bus {
 
     /// Follows the publisher at `endpoint` (a SUB) for the topics starting with any of
     /// `topics`; `handle` gets each message's frames.
-    public func subscribe(to endpoint: String, topics: [String], _ handle: @escaping ([Data]) throws -> Void) throws {
+    ///
+    /// - Parameter pacing: how long the socket rests after each turn it takes messages on
+    ///   (``SocketPacing``); 0 takes every message as soon as it arrives.
+    public func subscribe(
+        to endpoint: String, topics: [String], pacing: TimeInterval = 0, _ handle: @escaping ([Data]) throws -> Void
+    ) throws {
         let socket = try makeSocket(.sub) {
             try $0.setLinger(milliseconds: 0)
             try $0.setReceiveHighWaterMark(EventPublisher.sendHighWaterMark)
             for topic in topics { try $0.subscribe(topic) }
             try $0.connect(endpoint)
         }
-        onMessages(of: socket, batch: Self.defaultBatch) { messages in
+        onMessages(of: socket, batch: Self.defaultBatch, pacing: pacing) { messages in
             for frames in messages { try handle(frames) }
         }
     }
@@ -169,7 +188,12 @@ public final class Bus {
     /// and once more when the bus stops. The bus closes the mailbox when it closes.
     public func receive<Message: Sendable>(from mailbox: BusMailbox<Message>, _ take: @escaping ([Message]) throws -> Void) {
         closeMailboxes.append(mailbox.close)
-        readers.append(Reader(target: .fileDescriptor(mailbox.readEnd), isActive: { true }, handle: { try take(mailbox.take()) }))
+        readers.append(
+            Reader(target: .fileDescriptor(mailbox.readEnd), isActive: { true }, pacing: nil) {
+                let messages = mailbox.take()
+                try take(messages)
+                return messages.count
+            })
         stopSteps.append { _ in try take(mailbox.take()) }
     }
 
@@ -215,17 +239,33 @@ public final class Bus {
         for step in stopSteps { try step(now) }
     }
 
-    /// One turn: waits at most `limit` seconds (less when a timer falls due sooner) for a
-    /// readable socket, then runs the handlers, the steps after them and the due timers.
+    /// One turn: waits at most `limit` seconds (less when a timer falls due or a socket's rest
+    /// ends sooner) for a readable socket, then runs the handlers, the steps after them and the
+    /// due timers.
     public func turn(waitingAtMost limit: TimeInterval) throws {
         let before = clock.now
+        var active: [Reader] = []
+        var restEnds: Date?
+        for reader in readers where reader.isActive() {
+            if let end = reader.pacing?.restEnd(at: before) {
+                restEnds = min(restEnds ?? end, end)
+            } else {
+                active.append(reader)
+            }
+        }
         let nextDue = timers.lazy.compactMap { $0.due() }.min()
         let wait = max(0, min(limit, nextDue.map { $0.timeIntervalSince(before) } ?? limit))
-        let active = readers.filter { $0.isActive() }
-        let ready = try ZMQPoller.poll(
-            targets: active.map { ($0.target, .readable) }, timeoutMilliseconds: Int((wait * 1000).rounded(.up)))
+        var timeout = Int((wait * 1000).rounded(.up))
+        if let rest = restEnds?.timeIntervalSince(before), rest < wait {
+            // The poll counts whole milliseconds: a rest is waited out to the end, not rounded up
+            // to the next millisecond, and its last fraction of one is slept.
+            timeout = Int((rest * 1000).rounded(.down))
+            if timeout == 0 { Thread.sleep(forTimeInterval: rest) }
+        }
+        let ready = try ZMQPoller.poll(targets: active.map { ($0.target, .readable) }, timeoutMilliseconds: timeout)
         for (reader, events) in zip(active, ready) where events.contains(.readable) {
-            try reader.handle()
+            let taken = try reader.take()
+            if taken > 0 { reader.pacing?.took(taken, at: clock.now) }
         }
         let afterMessages = clock.now
         for step in afterMessageSteps { try step(afterMessages) }
@@ -256,16 +296,18 @@ public final class Bus {
     }
 
     private func onMessages(
-        of socket: ZMQSocket, batch: Int, while isActive: @escaping () -> Bool = { true },
-        _ handle: @escaping ([[Data]]) throws -> Void
+        of socket: ZMQSocket, batch: Int, while isActive: @escaping () -> Bool = { true }, pacing: TimeInterval = 0,
+        answersRequests: Bool = false, _ handle: @escaping ([[Data]]) throws -> Void
     ) {
+        let pacing = pacing > 0 ? SocketPacing(pacing, batch: batch, answersRequests: answersRequests) : nil
         readers.append(
-            Reader(target: .socket(socket), isActive: isActive) { [unowned self] in
+            Reader(target: .socket(socket), isActive: isActive, pacing: pacing) { [unowned self] in
                 var messages: [[Data]] = []
                 while messages.count < batch, !isStopping, let frames = try socket.receiveMessage(dontWait: true) {
                     messages.append(frames)
                 }
                 if !messages.isEmpty { try handle(messages) }
+                return messages.count
             })
     }
 }

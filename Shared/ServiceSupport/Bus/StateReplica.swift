@@ -130,14 +130,15 @@ public final class StateReplica {
 
     /// - Parameters:
     ///   - holdsStates: false for a follower that needs the users' profiles only.
+    ///   - pacing: the subscription's (``SequencedReplica/init(_:bus:eventsEndpoint:snapshotEndpoint:pacing:logger:onChange:)``).
     ///   - onChange: gets the states and profiles each event or snapshot changed.
     public init(
-        bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, holdsStates: Bool = true, logger: Logger,
-        onChange: @escaping ([Change]) -> Void = { _ in }
+        bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, holdsStates: Bool = true, pacing: TimeInterval = 0,
+        logger: Logger, onChange: @escaping ([Change]) -> Void = { _ in }
     ) throws {
         engine = try SequencedReplica(
             States(holdsStates: holdsStates), bus: bus, eventsEndpoint: eventsEndpoint, snapshotEndpoint: snapshotEndpoint,
-            logger: logger, onChange: onChange)
+            pacing: pacing, logger: logger, onChange: onChange)
     }
 
     public var states: [Key: StateRecord] { engine.model.states }
