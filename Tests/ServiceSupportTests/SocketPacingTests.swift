@@ -64,6 +64,18 @@ import Testing
         #expect(pacing.restEnd(at: now) == now.addingTimeInterval(0.001), "tried again")
     }
 
+    @Test func aRestFollowedByNothingForAWholeIntervalGatheredNothing() {
+        var pacing = SocketPacing(0.001, batch: 64, answersRequests: true)
+        var now = start
+        pacing.took(1, at: now)
+        now = now.addingTimeInterval(0.5)
+        pacing.took(1, at: now)
+        #expect(pacing.restEnd(at: now) != nil, "one rest that gathered nothing: the average is 1.5")
+        now = now.addingTimeInterval(0.5)
+        pacing.took(1, at: now)
+        #expect(pacing.restEnd(at: now) == nil, "two: 1.125, paused (five rests that gathered one each would be needed)")
+    }
+
     @Test func aRestOrPauseEndingFurtherAwayThanTwiceItsLengthIsOneTheClockSteppedBackAcross() {
         var pacing = SocketPacing(0.001, batch: 64, answersRequests: true)
         pacing.took(1, at: start)

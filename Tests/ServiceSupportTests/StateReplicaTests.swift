@@ -190,6 +190,11 @@ struct StateReplicaTests {
             _ = try pump(follower) { false }
             #expect(replica.isSynced, "a heartbeat at the replica's sequence changes nothing")
 
+            try owner.heartbeat(sequence: 3)
+            _ = try pump(follower) { false }
+            #expect(replica.isSynced, "nor one behind it: sent before the snapshot, which overtook it on its own socket")
+            #expect(owner.snapshotRequests == 1)
+
             try owner.heartbeat(sequence: 7)
             _ = try pump(follower) { !replica.isSynced }
             #expect(!replica.isSynced)

@@ -14,8 +14,8 @@ public struct IntentHandlerService: BusService {
         var databasePath: String
         /// How many user states (one user's state of one app) stay decoded in memory.
         var stateCapacity: Int
-        /// How long the intents socket rests after each batch it takes (``Bus/replies(at:batch:pacing:_:)``).
-        var intentPacing: TimeInterval
+        /// Microseconds the intents socket rests after a batch it takes (``Bus/replies(at:batch:pacing:_:)``).
+        var intentPacingMicroseconds: Int
 
         public init(environment: [String: String]) throws {
             intentsEndpoint = BusEndpoint.intents.resolve(in: environment)
@@ -24,7 +24,7 @@ public struct IntentHandlerService: BusService {
             let dataDirectory = EnvironmentSetting.dataDirectory.resolve(in: environment)
             databasePath = (dataDirectory as NSString).appendingPathComponent("intent-handler.sqlite")
             stateCapacity = try EnvironmentSetting.stateCapacity.integer(in: environment, range: 1...10_000_000)
-            intentPacing = TimeInterval(try EnvironmentSetting.intentPacing.integer(in: environment, range: 0...100_000)) / 1_000_000
+            intentPacingMicroseconds = try EnvironmentSetting.intentPacing.integer(in: environment, range: 0...100_000)
         }
     }
 
@@ -57,7 +57,7 @@ public struct IntentHandlerService: BusService {
         let publisher = try bus.publisher(
             name: "intent-handler", epoch: processor.epoch, at: configuration.stateEventsEndpoint, lastSequence: processor.lastSequence)
         let endpoints = [
-            (configuration.intentsEndpoint, IntentProcessor.Endpoint.intents, configuration.intentPacing),
+            (configuration.intentsEndpoint, IntentProcessor.Endpoint.intents, TimeInterval(configuration.intentPacingMicroseconds) / 1_000_000),
             (configuration.snapshotEndpoint, .snapshot, 0),
         ]
         for (endpoint, role, pacing) in endpoints {
@@ -76,7 +76,7 @@ public struct IntentHandlerService: BusService {
                 "widgetbus.endpoint.intents": "\(configuration.intentsEndpoint)", "widgetbus.endpoint.state_events": "\(configuration.stateEventsEndpoint)",
                 "widgetbus.endpoint.state_snapshot": "\(configuration.snapshotEndpoint)", "widgetbus.database": "\(configuration.databasePath)",
                 "widgetbus.epoch": "\(processor.epoch)", "widgetbus.sequence": "\(processor.lastSequence)", "widgetbus.pruned_replies": "\(pruned)",
-                "widgetbus.state_capacity": "\(configuration.stateCapacity)", "widgetbus.intent_pacing_us": "\(Int(configuration.intentPacing * 1_000_000))",
+                "widgetbus.state_capacity": "\(configuration.stateCapacity)", "widgetbus.intent_pacing_us": "\(configuration.intentPacingMicroseconds)",
             ])
         bus.onStop { _ in
             logger.info("intent-handler stopping", metadata: ["widgetbus.sequence": "\(publisher.lastSequence)"])
@@ -89,10 +89,10 @@ extension EnvironmentSetting {
         variable: "WIDGETBUS_STATE_CAPACITY", defaultValue: "100000",
         purpose: "user states (one user's state of one app) kept decoded in memory; the least recently used beyond it are read from the store again")
     /// Every commit costs about the same however many intents it holds, so under load the
-    /// intents that arrive close together should share one. A rest after each batch does that
+    /// intents that arrive close together should share one. A rest after a batch does that
     /// without delaying an intent that arrives after a quiet spell: only one that arrives during
-    /// the rest waits, and at most this long.
+    /// the rest waits, and at most this long. Rests stop while they do not pay (``SocketPacing``).
     public static let intentPacing = EnvironmentSetting(
         variable: "WIDGETBUS_INTENT_PACING_US", defaultValue: "1000",
-        purpose: "microseconds the intents socket rests after each batch it takes, so that intents arriving meanwhile share one commit (0: none)")
+        purpose: "microseconds the intents socket rests after a batch, so that intents arriving meanwhile share one commit (0: no rests)")
 }

@@ -21,7 +21,9 @@ public enum BusError: Error, CustomStringConvertible {
 /// pulls, publishers it subscribes to (or follows as a replica, ``SequencedReplica``) — each
 /// with its handler, and its timers. One turn of the loop:
 ///
-/// 1. wait until a socket is readable, a timer falls due or ``stopCheckInterval`` passes;
+/// 1. wait until a socket is readable, a timer falls due, a paced socket's rest ends or
+///    ``stopCheckInterval`` passes (the last fraction of a millisecond of a rest is slept, so
+///    the other sockets wait that long too);
 /// 2. run the handler of each readable socket, in the order the sockets were declared, with at
 ///    most its batch of messages, so a flood on one socket never starves the others (what is
 ///    left is taken on the next turn); a socket declared with a *pacing* then rests — is not
@@ -91,8 +93,8 @@ public final class Bus {
     /// reply per message, in order, or nil for a request it will answer later through the
     /// returned ``Replier``.
     ///
-    /// - Parameter pacing: how long the socket rests after each batch it takes (``SocketPacing``);
-    ///   0 takes every request as soon as it arrives.
+    /// - Parameter pacing: how long the socket rests after a batch it takes, while rests pay
+    ///   (``SocketPacing``); 0 takes every request as soon as it arrives.
     @discardableResult
     public func replies(
         at endpoint: String, batch: Int, pacing: TimeInterval = 0, _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
@@ -154,8 +156,8 @@ public final class Bus {
     /// Follows the publisher at `endpoint` (a SUB) for the topics starting with any of
     /// `topics`; `handle` gets each message's frames.
     ///
-    /// - Parameter pacing: how long the socket rests after each turn it takes messages on
-    ///   (``SocketPacing``); 0 takes every message as soon as it arrives.
+    /// - Parameter pacing: how long the socket rests after a turn it takes messages on, while
+    ///   rests pay (``SocketPacing``); 0 takes every message as soon as it arrives.
     public func subscribe(
         to endpoint: String, topics: [String], pacing: TimeInterval = 0, _ handle: @escaping ([Data]) throws -> Void
     ) throws {
@@ -257,8 +259,9 @@ public final class Bus {
         let wait = max(0, min(limit, nextDue.map { $0.timeIntervalSince(before) } ?? limit))
         var timeout = Int((wait * 1000).rounded(.up))
         if let rest = restEnds?.timeIntervalSince(before), rest < wait {
-            // The poll counts whole milliseconds: a rest is waited out to the end, not rounded up
-            // to the next millisecond, and its last fraction of one is slept.
+            // The poll counts whole milliseconds: a rest is waited out to its end, not rounded up
+            // to the next millisecond; its last fraction of one is slept, the other sockets
+            // waiting that fraction too.
             timeout = Int((rest * 1000).rounded(.down))
             if timeout == 0 { Thread.sleep(forTimeInterval: rest) }
         }
@@ -312,7 +315,7 @@ public final class Bus {
     }
 }
 
-/// Sends replies that a ``Bus/replies(at:batch:_:)`` handler left for later.
+/// Sends replies that a ``Bus/replies(at:batch:pacing:_:)`` handler left for later.
 public struct Replier {
     let socket: ZMQSocket
 

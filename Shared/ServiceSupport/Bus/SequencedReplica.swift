@@ -132,7 +132,9 @@ public final class SequencedReplica<Model: ReplicaModel> {
         guard frames.count == 2 else { return }
         if frames[0] == Data(Topic.heartbeat.utf8) {
             guard let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]) else { return }
-            if isSynced, beat.body.epoch != epoch || beat.body.sequence != sequence {
+            // A heartbeat behind the replica in its own epoch was sent before the snapshot it
+            // applied (which reached it first, on another socket): it tells nothing new.
+            if isSynced, beat.body.epoch != epoch || beat.body.sequence > sequence {
                 try requestSnapshot(
                     reason: "heartbeat at \(beat.body.epoch)/\(beat.body.sequence), replica at \(epoch ?? "-")/\(sequence)")
             }

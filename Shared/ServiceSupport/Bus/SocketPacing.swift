@@ -56,10 +56,12 @@ struct SocketPacing {
 
     /// Records a turn that took `count` messages at `now`, and starts the rest that follows it, if any.
     mutating func took(_ count: Int, at now: Date) {
-        if restingUntil != nil {
-            // The first take after a rest: what the rest gathered.
-            gathered = 0.75 * gathered + 0.25 * Double(count)
-            restingUntil = nil
+        if let restingUntil {
+            // The first take after a rest: what the rest gathered — nothing, when this take came
+            // a whole interval after its end.
+            let gatheredNothing = now.timeIntervalSince(restingUntil) > interval
+            gathered = 0.75 * gathered + 0.25 * (gatheredNothing ? 0 : Double(count))
+            self.restingUntil = nil
             if gathered <= Self.paysAbove {
                 pausedUntil = now.addingTimeInterval(Self.pauseIntervals * interval)
                 gathered = Self.freshAverage

@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+@testable import IntentHandling
+@testable import ServiceSupport
+
+/// intent-handler's settings as read from the environment.
+@Suite struct IntentHandlerConfigurationTests {
+    @Test func theIntentsSocketRestsAMillisecondUnlessToldOtherwise() throws {
+        #expect(try IntentHandlerService.Configuration(environment: [:]).intentPacingMicroseconds == 1_000)
+        let none = try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENT_PACING_US": "0"])
+        #expect(none.intentPacingMicroseconds == 0, "0 turns the rests off")
+        let short = try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENT_PACING_US": "250"])
+        #expect(short.intentPacingMicroseconds == 250)
+    }
+
+    @Test(arguments: ["-1", "100001", "1ms"])
+    func aPacingOutsideZeroToATenthOfASecondStopsTheServiceAtStart(_ value: String) {
+        #expect(throws: InvalidSetting.self) {
+            try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENT_PACING_US": value])
+        }
+    }
+}
