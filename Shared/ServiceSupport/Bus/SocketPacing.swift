@@ -10,9 +10,10 @@ import Foundation
 ///
 /// A rest pays only when more than one message arrives during it: one would have cost its own
 /// turn anyway. A client that sends one request at a time sends exactly one per rest (it waits
-/// for each reply), and would only be slowed down, so the socket keeps a running average of what
-/// its rests gathered (each new rest weighs a quarter); when that falls to ``paysAbove`` or less,
-/// it stops resting for ``pauseIntervals`` intervals, then tries again from a fresh average.
+/// for each reply), every time, and would only be slowed down; so after ``unpaidRestsBeforePause``
+/// rests in a row that each gathered at most one message, the socket stops resting for
+/// ``pauseIntervals`` intervals, then tries again. Under load a rest now and then that gathers
+/// one (the scheduler ran something else) does not stop the rests: it takes that many in a row.
 ///
 /// A take that fills the turn's batch is not followed by a rest: more is already waiting. Nor,
 /// on a socket that answers requests, is a take of ``enoughRequests`` or more: that turn's cost
@@ -25,18 +26,15 @@ struct SocketPacing {
     /// A take of requests large enough not to need a rest.
     static let enoughRequests = 8
 
-    /// What a rest must gather on average to go on resting.
-    static let paysAbove = 1.25
+    /// Rests in a row that gathered at most one message each, after which resting stops.
+    static let unpaidRestsBeforePause = 8
     /// How long resting stops once rests no longer pay, in intervals: long enough that the rests a
-    /// one-at-a-time client still meets (about five, until the average falls again) are a small
-    /// share of its requests.
+    /// one-at-a-time client still meets (eight per pause) are a small share of its time.
     static let pauseIntervals = 1_000.0
-    /// The average a fresh start assumes: rests pay until they are seen not to.
-    private static let freshAverage = 2.0
 
     private var restingUntil: Date?
     private var pausedUntil: Date?
-    private var gathered = Self.freshAverage
+    private var unpaidRests = 0
 
     /// - Parameters:
     ///   - batch: the most a turn takes from the socket.
@@ -56,15 +54,13 @@ struct SocketPacing {
 
     /// Records a turn that took `count` messages at `now`, and starts the rest that follows it, if any.
     mutating func took(_ count: Int, at now: Date) {
-        if let restingUntil {
-            // The first take after a rest: what the rest gathered — nothing, when this take came
-            // a whole interval after its end.
-            let gatheredNothing = now.timeIntervalSince(restingUntil) > interval
-            gathered = 0.75 * gathered + 0.25 * (gatheredNothing ? 0 : Double(count))
-            self.restingUntil = nil
-            if gathered <= Self.paysAbove {
+        if restingUntil != nil {
+            // The first take after a rest: what the rest gathered.
+            restingUntil = nil
+            unpaidRests = count > 1 ? 0 : unpaidRests + 1
+            if unpaidRests == Self.unpaidRestsBeforePause {
                 pausedUntil = now.addingTimeInterval(Self.pauseIntervals * interval)
-                gathered = Self.freshAverage
+                unpaidRests = 0
             }
         }
         if let pausedUntil, Self.isAhead(pausedUntil, of: now, within: Self.pauseIntervals * interval) { return }
