@@ -155,8 +155,7 @@ final class IntentProcessor {
     }
 
     private func notServed(_ request: some DecodedRequest) -> Outcome {
-        Outcome(reply: codec.errorReply(
-            to: request.id, user: request.user, code: .unknownType, message: "\(request.type.rawValue) is not served on this endpoint"))
+        Outcome(reply: codec.notServedReply(to: request, "on this endpoint"))
     }
 
     /// Runs `change` exactly once per request id, in a savepoint with the reply it produces: a

@@ -23,9 +23,7 @@ struct MetricsQueryResponder {
                 to: request.id, user: nil, type: .metricsSnapshotReply,
                 body: MetricsSnapshotBody(epoch: ingestor.epoch, sequence: ingestor.sequence, aggregates: aggregates))
         case .notServed:
-            return codec.errorReply(
-                to: request.id, user: request.user, code: .unknownType,
-                message: "\(request.type.rawValue) is not served by metrics-ingest")
+            return codec.notServedReply(to: request, "by metrics-ingest")
         }
     }
 }

@@ -118,9 +118,7 @@ struct TimelineResponder {
                 epoch: epoch, sequence: lastSequence, timelines: widgets.map { replicas.timeline(kind: $0.kind, user: $0.user) })
             return try codec.reply(to: request.id, user: nil, type: .timelineSnapshotReply, body: body)
         case .notServed:
-            return codec.errorReply(
-                to: request.id, user: request.user, code: .unknownType,
-                message: "\(request.type.rawValue) is not served by timeline-service")
+            return codec.notServedReply(to: request, "by timeline-service")
         }
     }
 

@@ -16,6 +16,12 @@ extension WireCodec {
             ?? Data(#"{"type":"Error","version":1,"body":{"code":"internal","message":"unencodable error"}}"#.utf8)
     }
 
+    /// The `unknown_type` reply to a request of a type this endpoint does not serve; `server`
+    /// names what does not serve it ("by timeline-service", "on this endpoint").
+    public func notServedReply(to request: some DecodedRequest, _ server: String) -> Data {
+        errorReply(to: request.id, user: request.user, code: .unknownType, message: "\(request.type.rawValue) is not served \(server)")
+    }
+
     /// The error reply to a payload that failed to decode: it names the request it answers when
     /// the payload has a readable id, and echoes the user only if it is a valid one.
     public func errorReply(toUndecodable payload: Data, _ error: ProtocolError) -> Data {

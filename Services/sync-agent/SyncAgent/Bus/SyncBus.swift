@@ -176,9 +176,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
                 ?? latest.values.sorted { $0.user < $1.user }
             return try codec.reply(to: request.id, user: request.user, type: .syncStatusReply, body: SyncStatusBody(results: results))
         case .notServed:
-            return codec.errorReply(
-                to: request.id, user: request.user, code: .unknownType,
-                message: "\(request.type.rawValue) is not served by sync-agent")
+            return codec.notServedReply(to: request, "by sync-agent")
         }
     }
 
