@@ -11,6 +11,16 @@ let package = Package(
         .executable(name: "sync-agent", targets: ["sync-agent"]),
         .executable(name: "metrics-ingest", targets: ["metrics-ingest"]),
         .executable(name: "widgetctl", targets: ["widgetctl"]),
+        // The load generator and end-to-end benchmarks: built here, never shipped in the image.
+        .executable(name: "widgetbus-loadtest", targets: ["widgetbus-loadtest"]),
+        // The libraries the micro-benchmarks in Benchmarks/ measure (a package of its own).
+        .library(name: "WidgetDomain", targets: ["WidgetDomain"]),
+        .library(name: "WidgetBusProtocol", targets: ["WidgetBusProtocol"]),
+        .library(name: "ServiceSupport", targets: ["ServiceSupport"]),
+        .library(name: "IntentHandling", targets: ["IntentHandling"]),
+        .library(name: "Timelines", targets: ["Timelines"]),
+        .library(name: "Snapshots", targets: ["Snapshots"]),
+        .library(name: "MetricsIngest", targets: ["MetricsIngest"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
@@ -102,12 +112,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "widgetctl",
+            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/widgetctl"
+        ),
+        // Load generator and end-to-end benchmarks of running services (not a service, not shipped).
+        .executableTarget(
+            name: "widgetbus-loadtest",
             dependencies: [
                 "ServiceSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
-            path: "Services/widgetctl"
+            path: "Tools/widgetbus-loadtest"
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "WidgetDomainTests", dependencies: ["WidgetDomain"]),

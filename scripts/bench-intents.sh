@@ -13,6 +13,7 @@ rounds="${2:-5}"
 in_flight="${3:-1}"
 swift build -c release --product intent-handler
 swift build -c release --product widgetctl
+swift build -c release --product widgetbus-loadtest
 bin=$(swift build -c release --show-bin-path)
 out=.widgetbus/bench
 rm -rf "$out/data" && mkdir -p "$out"
@@ -30,4 +31,4 @@ trap 'kill -TERM $handler 2>/dev/null; wait $handler 2>/dev/null || true' EXIT
 for _ in $(seq 50); do "$bin/widgetctl" ping intent-handler --timeout 200 --attempts 1 >/dev/null 2>&1 && break; sleep 0.2; done
 
 echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), libzmq $(pkg-config --modversion libzmq)"
-"$bin/widgetctl" bench --requests "$requests" --rounds "$rounds" --in-flight "$in_flight" --json "$out/intents-$in_flight.json"
+"$bin/widgetbus-loadtest" intent-handler --requests "$requests" --rounds "$rounds" --in-flight "$in_flight" --json "$out/intents-$in_flight.json"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Benchmark: the timeline pipeline under load. `widgetctl loadtest` against the whole topology,
+# Benchmark: the timeline pipeline under load. `widgetbus-loadtest` against the whole topology,
 # started by the local runner (deploy/local/widgetbus) from a release build on free loopback
 # ports. In one run, on one machine state:
 #
-#   (a) raw libzmq REQ/REP round trip next to one-at-a-time intent round trips (`widgetctl bench`);
+#   (a) raw libzmq REQ/REP round trip next to one-at-a-time intent round trips (`widgetbus-loadtest intent-handler`);
 #   (b) rate search: the highest open-loop intent rate whose intent → timeline p99 stays under
 #       10 ms (10 s per step from 250/s; ×1.5 while passing, halved while failing, then bisection
 #       to 25/s);
@@ -50,7 +50,7 @@ work=$(mktemp -d /tmp/widgetbus-bench-loadtest.XXXXXX)
 # another checkout running (they would start competing for the two cores within seconds).
 quiet() {
     awk -v max="$max_load" '{ exit !($1 < max) }' /proc/loadavg \
-        && ! pgrep -f 'swift-frontend|swift-build|swift-test|\.xctest|widgetctl (bench|loadtest)' >/dev/null
+        && ! pgrep -f 'swift-frontend|swift-build|swift-test|\.xctest|widgetbus-loadtest' >/dev/null
 }
 waited=0
 until quiet; do
@@ -87,11 +87,11 @@ echo "services: $services(sync sweep every 3600 s)"
 
 echo
 echo "== (a) raw libzmq REQ/REP and intent round trips (one at a time)"
-"$bin/widgetctl" bench --requests 10000 --rounds 3 --json "$out/loadtest-reqrep.json"
+"$bin/widgetbus-loadtest" intent-handler --requests 10000 --rounds 3 --json "$out/loadtest-reqrep.json"
 
 echo
 echo "== (b) rate search: intent → timeline p99 < $target ms, $step_seconds s per step"
-"$bin/widgetctl" loadtest --search --search-start 250 --search-resolution 25 --duration "$step_seconds" --users "$users" --target-p99 "$target" \
+"$bin/widgetbus-loadtest" --search --search-start 250 --search-resolution 25 --duration "$step_seconds" --users "$users" --target-p99 "$target" \
     --json "$out/loadtest-search.json" --svg "$out/loadtest-search.svg"
 
 # No rate met the target: find the knee with a looser one, so the figures still say where the
@@ -101,30 +101,21 @@ if python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["sea
     "$out/loadtest-search.json"; then
     echo
     echo "== (b') no rate met $target ms: rate search for intent → timeline p99 < $loose_target ms"
-    "$bin/widgetctl" loadtest --search --search-start 250 --search-resolution 25 --duration "$step_seconds" --users "$users" \
+    "$bin/widgetbus-loadtest" --search --search-start 250 --search-resolution 25 --duration "$step_seconds" --users "$users" \
         --target-p99 "$loose_target" --json "$out/loadtest-search-loose.json" --svg "$out/loadtest-search-loose.svg"
 fi
-
-# CPU seconds (user + system) each service has used so far: where the time of (c) goes.
-cpu_seconds() {
-    local file
-    for file in "$WIDGETBUS_LOCAL_DIR"/run/*.pid; do
-        echo "$(basename "$file" .pid) $(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$(head -1 "$file")/stat")"
-    done
-}
 
 echo
 echo "== (c) $rate intents/s for $seconds s"
 status=0
-cpu_seconds >"$work/cpu-before"
-"$bin/widgetctl" loadtest --rate "$rate" --duration "$seconds" --users "$users" \
+# The services' CPU time over the step comes with the report: widgetbus-loadtest reads the local
+# runner's pid files (WIDGETBUS_LOCAL_DIR, set by `eval "$(deploy/local/widgetbus env)"`).
+"$bin/widgetbus-loadtest" --rate "$rate" --duration "$seconds" --users "$users" \
     --json "$out/loadtest-$rate.json" --svg "$out/loadtest-$rate.svg" || status=$?
-cpu_seconds >"$work/cpu-after"
-join "$work/cpu-before" "$work/cpu-after" | awk '{ print $1, $3 - $2 }' >"$work/cpu"
 
-python3 - "$out" "$rate" "$machine" "$services" "$work/cpu" <<'PY'
+python3 - "$out" "$rate" "$machine" "$services" <<'PY'
 import json, sys, datetime
-out, rate, machine, services, cpu_file = sys.argv[1:6]
+out, rate, machine, services = sys.argv[1:5]
 def load(name): return json.load(open(f"{out}/{name}"))
 reqrep, search, fixed = load("loadtest-reqrep.json"), load("loadtest-search.json"), load(f"loadtest-{rate}.json")
 try:
@@ -155,13 +146,12 @@ summary = {
         "intents": step["sent"], "errors": sum(step["errors"].values()), "timeouts": step["timeouts"],
         "timelinesMissing": step["timelines"]["missing"], "timelinesCoalesced": step["timelines"]["coalesced"],
         "intentToTimeline": step["intentToTimeline"], "roundTrip": step["roundTrip"], "sendLag": step["sendLag"],
-        # CPU seconds each service used during the run (set-up of the users included), and per 1,000 intents sent.
-        "serviceCpuSeconds": {name: float(seconds) for name, seconds in (line.split() for line in open(cpu_file))},
+        # CPU time each service used over the step (load and grace period), and per intent sent.
+        "serviceCpuSeconds": {name: usage["seconds"] for name, usage in step.get("serviceCPU", {}).items()},
+        "serviceCpuMillisecondsPerIntent": {
+            name: round(usage["millisecondsPerIntent"], 3) for name, usage in step.get("serviceCPU", {}).items()},
     },
 }
-messages = step["sent"] + fixed["setupMessages"]  # the CPU figures cover the set-up too
-summary["fixedRate"]["serviceCpuMillisecondsPerMessage"] = {
-    name: round(seconds * 1000 / max(1, messages), 3) for name, seconds in summary["fixedRate"]["serviceCpuSeconds"].items()}
 if knee:
     summary["rateSearchLooseTarget"] = {
         "targetP99Milliseconds": knee["search"]["targetP99Milliseconds"],
@@ -184,8 +174,9 @@ if knee:
     k = summary["rateSearchLooseTarget"]
     print(f"highest rate with intent → timeline p99 < {k['targetP99Milliseconds']:g} ms: "
           + (f"{k['highestPassingRate']:.0f} intents/s" if k["highestPassingRate"] else "none"))
-print("service CPU during (c), ms per message (set-up included): "
-      + ", ".join(f"{k} {v}" for k, v in summary["fixedRate"]["serviceCpuMillisecondsPerMessage"].items()))
+cpu = summary["fixedRate"]["serviceCpuMillisecondsPerIntent"]
+print("service CPU during (c), ms per intent: " + ", ".join(f"{k} {v}" for k, v in cpu.items())
+      + f"; {sum(cpu.values()):.3f} in all")
 print("load average at the end: " + " ".join(summary["loadAverageAtEnd"]))
 print(f"results: {out}/loadtest-summary.json and the SVGs beside it")
 PY

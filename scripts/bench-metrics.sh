@@ -19,6 +19,7 @@ build=(swift build -c release ${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
 "${build[@]}" --product intent-handler
 "${build[@]}" --product metrics-ingest
 "${build[@]}" --product widgetctl
+"${build[@]}" --product widgetbus-loadtest
 bin=$("${build[@]}" --show-bin-path)
 out=.widgetbus/bench
 rm -rf "$out/metrics-data" && mkdir -p "$out"
@@ -43,4 +44,4 @@ for service in intent-handler metrics-ingest; do
 done
 
 echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(df -T "$out" | awk 'NR==2 {print $2}') file system, libzmq $(pkg-config --modversion libzmq), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-"$bin/widgetctl" bench-metrics --samples "$samples" --rounds "$rounds" --batch-size "$batch" --users "$users" --json "$out/metrics.json"
+"$bin/widgetbus-loadtest" metrics-ingest --samples "$samples" --rounds "$rounds" --batch-size "$batch" --users "$users" --json "$out/metrics.json"

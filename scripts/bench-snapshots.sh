@@ -17,6 +17,7 @@ build=(swift build -c release ${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
 "${build[@]}" --product timeline-service
 "${build[@]}" --product snapshot-writer
 "${build[@]}" --product widgetctl
+"${build[@]}" --product widgetbus-loadtest
 bin=$("${build[@]}" --show-bin-path)
 out=.widgetbus/bench
 rm -rf "$out/data" "$out/snapshots" && mkdir -p "$out"
@@ -46,4 +47,4 @@ for _ in $(seq 50); do "$bin/widgetctl" ping intent-handler --timeout 200 --atte
 
 echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(df -T "$out" | awk 'NR==2 {print $2}') file system, libzmq $(pkg-config --modversion libzmq)"
 echo "snapshot-writer: coalescing delay ${WIDGETBUS_SNAPSHOT_COALESCE_MS:-25} ms"
-"$bin/widgetctl" bench-snapshots --intents "$intents" --users "$users" --json "$out/snapshots.json"
+"$bin/widgetbus-loadtest" snapshot-writer --intents "$intents" --users "$users" --json "$out/snapshots.json"

@@ -3,8 +3,8 @@
 # each, into a real PostgreSQL (started here on a free loopback port, default durability: fsync
 # and synchronous_commit on) and into the embedded SQLite default.
 #
-# Records are created through one Lazy Pirate client (`widgetctl bench-sync seed`) before
-# sync-agent starts; its start-up sweep then syncs every user, and `widgetctl bench-sync measure`
+# Records are created through one Lazy Pirate client (`widgetbus-loadtest sync-agent seed`) before
+# sync-agent starts; its start-up sweep then syncs every user, and `widgetbus-loadtest sync-agent measure`
 # waits until nothing is pending and computes the rate from the agent's own results (first pass
 # start to last pass end). Run it on a quiet machine (load average below 1.5).
 #
@@ -65,10 +65,10 @@ echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 echo "sweep of $users users × $records pending records, WIDGETBUS_SYNC_CONCURRENCY=${WIDGETBUS_SYNC_CONCURRENCY:-4}"
 
 run_target() {  # label, prefix, database URL ('' for SQLite)
-    "$bin/widgetctl" bench-sync seed --users "$users" --records "$records" --prefix "$2"
+    "$bin/widgetbus-loadtest" sync-agent seed --users "$users" --records "$records" --prefix "$2"
     WIDGETBUS_SYNC_DATABASE_URL="$3" "$bin/sync-agent" & local agent=$!
     pids+=("$agent")
-    "$bin/widgetctl" bench-sync measure --prefix "$2" --label "$1" --json "$out/$2.json"
+    "$bin/widgetbus-loadtest" sync-agent measure --prefix "$2" --label "$1" --json "$out/$2.json"
     kill -TERM "$agent" && wait "$agent"
 }
 

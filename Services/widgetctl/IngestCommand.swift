@@ -47,7 +47,7 @@ struct IngestCommand: ParsableCommand {
                 samples.append(try codec.decode(JSONValue.self, from: Data(line.utf8)))
             } catch {
                 skipped += 1
-                printError("\(file):\(number + 1) is not JSON; skipped")
+                Console.error("\(file):\(number + 1) is not JSON; skipped")
             }
         }
         var messages: [Data] = []
@@ -156,13 +156,13 @@ struct PushOptions: ParsableArguments {
         do {
             for message in messages { try pusher.push(message) }
         } catch let failure as MetricsPusher.NotDelivered {
-            printError(failure.description)
+            Console.error(failure.description)
             throw ExitCode(2)
         }
         let summary = JSONValue.object([
             "endpoint": .string(endpoint), "messages": .number(Double(messages.count)), "samples": .number(Double(samples)),
             "ids": .array(ids.map(JSONValue.string)),
         ])
-        printLine(String(decoding: try codec.encode(summary), as: UTF8.self))
+        Console.line(String(decoding: try codec.encode(summary), as: UTF8.self))
     }
 }

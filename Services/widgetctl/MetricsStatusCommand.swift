@@ -18,12 +18,7 @@ struct MetricsStatusCommand: ParsableCommand {
             let envelope = Envelope(type: MessageType.metricsStatusRequest.rawValue, body: JSONValue.object([:]))
             let reply = try options.send(
                 envelope, to: BusEndpoint.metricsSnapshot.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
-            switch try ReplyDecoding.decode(reply, as: MetricsStatusBody.self, codec: codec) {
-            case .success(let envelope):
-                printLine(String(decoding: try codec.encode(envelope.body), as: UTF8.self))
-            case .failure(let error):
-                throw RequestFailure.errorReply(error)
-            }
+            try printBody(of: reply, as: MetricsStatusBody.self, codec: codec)
         }
     }
 }

@@ -20,12 +20,7 @@ struct PendingCommand: ParsableCommand {
             let envelope = Envelope(
                 type: MessageType.pendingRecordsRequest.rawValue, user: user, body: JSONValue.object([:]))
             let reply = try options.send(envelope, to: BusEndpoint.intents.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
-            switch try ReplyDecoding.decode(reply, as: JSONValue.self, codec: codec) {
-            case .success(let envelope):
-                printLine(String(decoding: try codec.encode(envelope.body), as: UTF8.self))
-            case .failure(let error):
-                throw RequestFailure.errorReply(error)
-            }
+            try printBody(of: reply, as: JSONValue.self, codec: codec)
         }
     }
 }

@@ -28,6 +28,9 @@ struct PingCommand: ParsableCommand {
     @Argument(help: "The service: \(ServiceName.allCases.map(\.rawValue).joined(separator: ", ")).")
     var service: ServiceName
 
+    @Flag(help: "Print {\"service\", \"endpoint\", \"milliseconds\"} as JSON instead of a sentence.")
+    var json = false
+
     @OptionGroup var options: RequestOptions
 
     func run() throws {
@@ -35,11 +38,20 @@ struct PingCommand: ParsableCommand {
         try reportingFailures {
             let started = ContinuousClock.now
             let envelope = Envelope(type: MessageType.ping.rawValue, body: JSONValue.object([:]))
-            let reply = try options.send(envelope, to: service.endpoint.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
+            let endpoint = service.endpoint.resolve(in: ProcessInfo.processInfo.environment)
+            let reply = try options.send(envelope, to: endpoint, codec: codec)
             if case .failure(let error) = try ReplyDecoding.decode(reply, as: EmptyBody.self, codec: codec) {
                 throw RequestFailure.errorReply(error)
             }
-            printLine("\(service.rawValue) answered in \(ContinuousClock.now - started)")
+            let elapsed = ContinuousClock.now - started
+            if json {
+                let summary = JSONValue.object([
+                    "service": .string(service.rawValue), "endpoint": .string(endpoint), "milliseconds": .number(elapsed.asMilliseconds),
+                ])
+                Console.line(String(decoding: try codec.encode(summary), as: UTF8.self))
+            } else {
+                Console.line("\(service.rawValue) answered in \(elapsed)")
+            }
         }
     }
 }

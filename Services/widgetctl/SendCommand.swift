@@ -35,7 +35,7 @@ struct SendCommand: ParsableCommand {
         try reportingFailures {
             let envelope = Envelope(id: id, type: type, user: user, body: bodyValue)
             let reply = try options.send(envelope, to: BusEndpoint.intents.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
-            printLine(String(decoding: reply, as: UTF8.self))
+            Console.line(String(decoding: reply, as: UTF8.self))
             if case .failure(let error) = try ReplyDecoding.decode(reply, as: JSONValue.self, codec: codec) {
                 throw RequestFailure.errorReply(error)
             }

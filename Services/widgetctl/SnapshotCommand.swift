@@ -25,13 +25,13 @@ struct SnapshotCommand: ParsableCommand {
         do {
             path = try SnapshotPath(root: EnvironmentSetting.snapshotDirectory.resolve(), user: user, kind: widgetKind)
         } catch {
-            printError(error.description)
+            Console.error(error.description)
             throw ExitCode(1)
         }
         guard let content = FileManager.default.contents(atPath: path.file) else {
-            printError("no snapshot at \(path.file): the user has no \(kind) state, or snapshot-writer is not running")
+            Console.error("no snapshot at \(path.file): the user has no \(kind) state, or snapshot-writer is not running")
             throw ExitCode(1)
         }
-        printLine(String(decoding: content, as: UTF8.self))
+        Console.line(String(decoding: content, as: UTF8.self))
     }
 }

@@ -21,13 +21,8 @@ struct SyncCommand: ParsableCommand {
         try reportingFailures {
             let envelope = Envelope(type: MessageType.syncRequest.rawValue, user: user, body: JSONValue.object([:]))
             let reply = try options.send(envelope, codec: codec)
-            switch try ReplyDecoding.decode(reply, as: SyncResult.self, codec: codec) {
-            case .success(let envelope):
-                printLine(String(decoding: try codec.encode(envelope.body), as: UTF8.self))
-                if !envelope.body.failures.isEmpty { throw ExitCode(1) }
-            case .failure(let error):
-                throw RequestFailure.errorReply(error)
-            }
+            let result = try printBody(of: reply, as: SyncResult.self, codec: codec)
+            if !result.failures.isEmpty { throw ExitCode(1) }
         }
     }
 }
@@ -49,12 +44,7 @@ struct SyncStatusCommand: ParsableCommand {
         try reportingFailures {
             let envelope = Envelope(type: MessageType.syncStatusRequest.rawValue, user: user, body: JSONValue.object([:]))
             let reply = try options.send(envelope, codec: codec)
-            switch try ReplyDecoding.decode(reply, as: SyncStatusBody.self, codec: codec) {
-            case .success(let envelope):
-                printLine(String(decoding: try codec.encode(envelope.body), as: UTF8.self))
-            case .failure(let error):
-                throw RequestFailure.errorReply(error)
-            }
+            try printBody(of: reply, as: SyncStatusBody.self, codec: codec)
         }
     }
 }

@@ -32,7 +32,7 @@ struct WatchCommand: ParsableCommand {
             try bus.subscribe(to: endpoint.resolve(in: environment), topics: topics) { frames in
                 guard frames.count == 2, count.map({ printed < $0 }) ?? true else { return }
                 if String(decoding: frames[0], as: UTF8.self) == Topic.heartbeat, !heartbeats { return }
-                printLine(String(decoding: frames[1], as: UTF8.self))
+                Console.line(String(decoding: frames[1], as: UTF8.self))
                 printed += 1
                 if let count, printed >= count { stop.request() }
             }

@@ -7,13 +7,22 @@ import WidgetBusProtocol
 struct WidgetCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "widgetctl",
-        abstract: "Send intents to WidgetBus, read timelines and watch events.",
+        abstract: "Send intents to WidgetBus, read timelines, snapshots and sync results, and watch events.",
         discussion: EnvironmentSetting.helpText(BusEndpoint.all.map(\.setting)) + """
 
 
-            Exit status: 0 on success, 1 when the service answered with an error, 2 when no service answered.
+            Output: replies, timelines, pending records, snapshots, sync results and metrics status are printed \
+            as JSON on stdout (one line each); errors go to stderr. Load tests and benchmarks are the job of \
+            widgetbus-loadtest, which is not part of the production image.
+
+            Exit status: 0 on success; 1 when the service answered with an error reply (its stable code is \
+            printed) or the result reports failures; 2 when no service answered after the retries; 64 on a \
+            usage error.
             """,
-        subcommands: [SendCommand.self, TimelineCommand.self, SnapshotCommand.self, PendingCommand.self, WatchCommand.self, PingCommand.self, SyncCommand.self, SyncStatusCommand.self, BenchCommand.self, BenchSyncCommand.self, BenchSnapshotsCommand.self, LoadTestCommand.self, IngestCommand.self, MetricsStatusCommand.self, BenchMetricsCommand.self]
+        subcommands: [
+            SendCommand.self, TimelineCommand.self, SnapshotCommand.self, PendingCommand.self, WatchCommand.self,
+            SyncCommand.self, SyncStatusCommand.self, IngestCommand.self, MetricsStatusCommand.self, PingCommand.self,
+        ]
     )
 }
 
@@ -59,13 +68,16 @@ extension RequestOptions {
     }
 }
 
-/// Prints `text` as one line on stdout, unbuffered so pipes see each line at once.
-func printLine(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
-}
-
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data(("widgetctl: " + text + "\n").utf8))
+/// Prints the body of `reply` as one JSON line and returns it; an error reply becomes exit status 1.
+@discardableResult
+func printBody<Body: Codable & Sendable>(of reply: Data, as type: Body.Type, codec: WireCodec) throws -> Body {
+    switch try ReplyDecoding.decode(reply, as: type, codec: codec) {
+    case .success(let envelope):
+        Console.line(String(decoding: try codec.encode(envelope.body), as: UTF8.self))
+        return envelope.body
+    case .failure(let error):
+        throw RequestFailure.errorReply(error)
+    }
 }
 
 /// Runs `body`, turning request failures into the documented exit status.
@@ -73,7 +85,7 @@ func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let failure as RequestFailure {
-        printError(failure.description)
+        Console.error(failure.description)
         throw failure.exitCode
     }
 }

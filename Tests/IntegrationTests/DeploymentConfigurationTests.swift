@@ -6,8 +6,9 @@ import WidgetBusProtocol
 /// `deploy/docker-compose.yml` and `deploy/topology.env` checked against the services' own
 /// configuration, so that the deployment cannot drift from the code:
 ///
-/// - the services are the executable products of Package.swift (all but widgetctl), in compose and
-///   in the local runner alike;
+/// - the services are the executable products of Package.swift (all but the tools: widgetctl and
+///   widgetbus-loadtest), in compose and in the local runner alike; the image ships the services
+///   and widgetctl, never the load generator;
 /// - what each service reads is what its `--help` lists (generated from the `EnvironmentSetting`
 ///   lists its command declares), and compose defines every one of those for it;
 /// - every endpoint of `BusEndpoint.all` is in topology.env, at its default port, hosted by the
@@ -24,6 +25,8 @@ struct DeploymentConfigurationTests {
     static let deploy = repository.appendingPathComponent("deploy")
     /// Compose services that are not WidgetBus executables run as daemons.
     static let auxiliaryServices: Set<String> = ["postgres", "widgetctl"]
+    /// Executable products that are tools, not services.
+    static let tools: Set<String> = ["widgetctl", "widgetbus-loadtest"]
 
     // MARK: - Tests
 
@@ -46,6 +49,19 @@ struct DeploymentConfigurationTests {
         #expect(runner.status == 0, "\(runner.stderr)")
         #expect(Set(runner.lines) == Set(services), "deploy/local/widgetbus runs \(runner.lines), the executables are \(services.sorted())")
         #expect(runner.lines.first == "intent-handler", "the single writer starts first")
+    }
+
+    @Test("the image builds and ships the services and widgetctl, and no load-test or benchmark binary")
+    func imageShipsOnlyWhatProductionRuns() throws {
+        let dockerfile = try String(contentsOf: Self.deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        let products = try #require(dockerfile.firstMatch(of: /ARG PRODUCTS="([^"]*)"/), "the Dockerfile names the products it ships")
+        let shipped = products.1.split(separator: " ").map(String.init)
+        #expect(Set(shipped) == Set(try Self.serviceExecutables() + ["widgetctl"]))
+        #expect(shipped.count == Set(shipped).count)
+        let runtime = try #require(dockerfile.range(of: "# --- run"), "the runtime stage is marked")
+        let runtimeStage = dockerfile[runtime.lowerBound...]
+        #expect(!runtimeStage.contains("loadtest") && !runtimeStage.contains("Benchmarks"), "no load generator or benchmark in the image")
+        #expect(runtimeStage.contains("COPY --from=build /staging/bin/ /usr/local/bin/"), "the image takes only what the build staged")
     }
 
     @Test("compose defines every variable each service reads, from topology.env or its environment")
@@ -253,10 +269,10 @@ struct DeploymentConfigurationTests {
         return values
     }
 
-    /// The executable products of Package.swift, widgetctl aside.
+    /// The executable products of Package.swift, the tools aside.
     static func serviceExecutables() throws -> [String] {
         let manifest = try String(contentsOf: repository.appendingPathComponent("Package.swift"), encoding: .utf8)
-        return manifest.matches(of: /\.executable\(\s*name:\s*"([^"]+)"/).map { String($0.1) }.filter { $0 != "widgetctl" }
+        return manifest.matches(of: /\.executable\(\s*name:\s*"([^"]+)"/).map { String($0.1) }.filter { !tools.contains($0) }
     }
 
     struct Setting: Sendable {

@@ -6,9 +6,9 @@ import WidgetBusProtocol
 /// The sync benchmark's two halves (scripts/bench-sync.sh runs them around starting sync-agent):
 /// `seed` creates pending records fast through one Lazy Pirate client, `measure` waits until
 /// sync-agent has cleared them and computes the records synced per second from its results.
-struct BenchSyncCommand: ParsableCommand {
+struct SyncAgentBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-sync",
+        commandName: "sync-agent",
         abstract: "Benchmark sync-agent: seed pending records, then measure how fast a sweep syncs them.",
         subcommands: [Seed.self, Measure.self]
     )
@@ -43,7 +43,7 @@ struct BenchSyncCommand: ParsableCommand {
                 }
             }
             let seconds = (ContinuousClock.now - started).asSeconds
-            printLine(String(format: "seeded %d records for %d users in %.2f s (%.0f intents/s), %d errors",
+            Console.line(String(format: "seeded %d records for %d users in %.2f s (%.0f intents/s), %d errors",
                              users * records, users, seconds, Double(users * records) / seconds, errors))
             if errors > 0 { throw ExitCode(1) }
         }
@@ -89,7 +89,7 @@ struct BenchSyncCommand: ParsableCommand {
                 let users = try codec.decode(Envelope<PendingUsersBody>.self, from: reply).body.users
                 if !users.contains(where: { $0.hasPrefix(prefix + "-") }) { break }
                 guard Date() < deadline else {
-                    printError("timed out: users still pending after \(timeout) s")
+                    Console.error("timed out: users still pending after \(timeout) s")
                     throw ExitCode(1)
                 }
                 usleep(100_000)
@@ -102,7 +102,7 @@ struct BenchSyncCommand: ParsableCommand {
             guard let first = results.map(\.startedAt).min(),
                 let last = results.map({ $0.startedAt.addingTimeInterval($0.durationMilliseconds / 1000) }).max()
             else {
-                printError("sync-agent reports no passes for \(prefix)- users")
+                Console.error("sync-agent reports no passes for \(prefix)- users")
                 throw ExitCode(1)
             }
             let records = results.reduce(0) { $0 + $1.pushed }
@@ -113,7 +113,7 @@ struct BenchSyncCommand: ParsableCommand {
                 failures: status.results.filter { $0.user.hasPrefix(prefix + "-") }.reduce(0) { $0 + $1.failures.count },
                 seconds: seconds, recordsPerSecond: Double(records) / seconds, usersPerSecond: Double(results.count) / seconds,
                 passP50Milliseconds: durations[durations.count / 2], passMaxMilliseconds: durations.last!)
-            printLine(label + ": " + String(
+            Console.line(label + ": " + String(
                 format: "%d records of %d users synced in %.2f s = %.0f records/s (%.0f users/s; pass p50 %.1f ms, max %.1f ms), %d failures",
                 records, result.users, seconds, result.recordsPerSecond, result.usersPerSecond,
                 result.passP50Milliseconds, result.passMaxMilliseconds, result.failures))

@@ -5,11 +5,12 @@ import Synchronization
 import WidgetBusProtocol
 import ZeroMQ
 
-/// `widgetctl loadtest`: simulated users tap the five widgets; measures the intent round trip and
-/// the delay from sending an intent to the matching timeline on timeline-service's publisher.
+/// `widgetbus-loadtest [pipeline]`: simulated users tap the five widgets; measures the intent
+/// round trip and the delay from sending an intent to the matching timeline on timeline-service's
+/// publisher.
 struct LoadTestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "loadtest",
+        commandName: "pipeline",
         abstract: "Load-test the timeline pipeline: intent round trip and intent-to-timeline latency under a mix of widget intents.",
         discussion: """
             Simulated users (lt-<run>-<n>) first get state in all five apps (set-up, not measured), then send \
@@ -32,6 +33,11 @@ struct LoadTestCommand: ParsableCommand {
             --search steps the open-loop rate (×1.5 while passing, then bisection) to find the highest rate \
             whose intent → timeline p99 stays under --target-p99 with nothing missing, no errors and at least \
             97 % of the offered rate achieved.
+
+            On a terminal, a progress line on stderr shows the step so far: rate, round-trip p99, timelines, \
+            errors. Each step reports the CPU time of every service process it knows: those given by --pid, \
+            and those the local runner started (its pid files under WIDGETBUS_LOCAL_DIR, which \
+            `eval "$(deploy/local/widgetbus env)"` sets).
 
             Refuses endpoints other than loopback or compose service names (one-label hosts such as \
             intent-handler) unless --allow-remote is given.
@@ -86,6 +92,9 @@ struct LoadTestCommand: ParsableCommand {
     @Flag(help: "Allow endpoints on other hosts than loopback or compose service names.")
     var allowRemote = false
 
+    @Option(name: .customLong("pid"), help: "A service process to report the CPU time of, as NAME=PID (repeatable).")
+    var pids: [String] = []
+
     func validate() throws {
         if search {
             guard rate == nil, inFlight == nil else { throw ValidationError("--search chooses the rates: leave out --rate and --in-flight") }
@@ -103,6 +112,7 @@ struct LoadTestCommand: ParsableCommand {
         guard grace >= 0, timeout >= 1 else { throw ValidationError("--grace must be ≥ 0 and --timeout ≥ 1") }
         do {
             _ = try LoadMix(parsing: mix)
+            _ = try ServiceProcesses(arguments: pids, localDirectory: nil)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -115,7 +125,7 @@ struct LoadTestCommand: ParsableCommand {
         if !allowRemote {
             for endpoint in [intents, timelineEvents] {
                 if let refusal = LoadTestTargetPolicy.refusal(of: endpoint) {
-                    printError(
+                    Console.error(
                         "refusing to load-test: \(refusal). Load tests run against this machine or a compose network; "
                             + "pass --allow-remote to load another deployment on purpose.")
                     throw ExitCode.validationFailure
@@ -127,7 +137,8 @@ struct LoadTestCommand: ParsableCommand {
             duration: .milliseconds(Int64(duration * 1_000)), users: users, mix: try LoadMix(parsing: mix),
             grace: .milliseconds(Int64(grace * 1_000)), timeout: .milliseconds(timeout),
             search: search ? .init(start: searchStart, max: searchMax, resolution: searchResolution, targetP99: targetP99) : nil,
-            seed: seed ?? UInt64.random(in: 0...UInt64.max), intentsEndpoint: intents, timelineEventsEndpoint: timelineEvents)
+            seed: seed ?? UInt64.random(in: 0...UInt64.max), intentsEndpoint: intents, timelineEventsEndpoint: timelineEvents,
+            services: try ServiceProcesses(arguments: pids, localDirectory: environment["WIDGETBUS_LOCAL_DIR"]))
 
         let context = try ZMQContext()
         let runID = String(UUID().uuidString.prefix(6)).lowercased()
@@ -146,12 +157,12 @@ struct LoadTestCommand: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601
             try encoder.encode(report).write(to: URL(fileURLWithPath: json))
-            printLine("results: \(json)")
+            Console.line("results: \(json)")
         }
         if let svg {
             let chart = LoadTestChart.svg(report: report, detail: detail, title: plan.title, subtitle: plan.subtitle(startedAt: report.startedAt))
             try Data(chart.utf8).write(to: URL(fileURLWithPath: svg))
-            printLine("chart: \(svg)")
+            Console.line("chart: \(svg)")
         }
         if !search, let step = report.steps.first, step.errorCount + step.timeouts + step.timelines.missing > 0 {
             throw ExitCode(1)
@@ -178,6 +189,7 @@ struct LoadTestPlan: Sendable {
     var seed: UInt64
     var intentsEndpoint: String
     var timelineEventsEndpoint: String
+    var services: ServiceProcesses
 
     var title: String {
         switch (shape, search) {
@@ -210,7 +222,7 @@ struct LoadTestSession {
             context: context, endpoint: plan.intentsEndpoint, runID: runID, userPrefix: "lt-\(runID)-", users: plan.users,
             mix: plan.mix, timeout: plan.timeout, seed: plan.seed)
 
-        printLine("setting up \(plan.users) users (\(LoadWorkload.setupCount) messages each) at \(plan.intentsEndpoint)…")
+        Console.line("setting up \(plan.users) users (\(LoadWorkload.setupCount) messages each) at \(plan.intentsEndpoint)…")
         let setupStart = ContinuousClock.now
         let expected = try driver.setUp(window: 64)
         if !waitForTimelines(expected, within: max(plan.grace, .seconds(10))) {
@@ -219,10 +231,10 @@ struct LoadTestSession {
                 throw LoadTestError(
                     "no timeline events from timeline-service at \(plan.timelineEventsEndpoint) within 10 s of the set-up: is it running?")
             }
-            printError("warning: not every set-up timeline arrived; measuring anyway")
+            Console.error("warning: not every set-up timeline arrived; measuring anyway")
         }
         let setupSeconds = (ContinuousClock.now - setupStart).asSeconds
-        printLine(String(format: "set-up done in %.1f s; mix %@", setupSeconds, plan.mix.summary))
+        Console.line(String(format: "set-up done in %.1f s; mix %@", setupSeconds, plan.mix.summary))
 
         var steps: [StepReport] = []
         var detail: StepReport?
@@ -232,8 +244,8 @@ struct LoadTestSession {
             detail = steps.last { $0.passed == true && $0.offeredRate == searchReport?.highestPassingRate }
         } else if let shape = plan.shape {
             switch shape {
-            case .open(let rate): printLine(String(format: "open loop: %.0f intents/s for %.0f s…", rate, plan.duration.asSeconds))
-            case .closed(let inFlight): printLine(String(format: "closed loop: %d in flight for %.0f s…", inFlight, plan.duration.asSeconds))
+            case .open(let rate): Console.line(String(format: "open loop: %.0f intents/s for %.0f s…", rate, plan.duration.asSeconds))
+            case .closed(let inFlight): Console.line(String(format: "closed loop: %d in flight for %.0f s…", inFlight, plan.duration.asSeconds))
             }
             let step = try measure(shape, driver: driver, number: 1)
             LoadTestTable.printStep(step, mixSummary: plan.mix.summary, grace: plan.grace.asSeconds)
@@ -265,14 +277,23 @@ struct LoadTestSession {
 
     /// One step: load, then the grace period, then the matching.
     private func measure(_ shape: LoadShape, driver: IntentDriver, number: Int) throws -> StepReport {
-        let records = try driver.run(shape, for: plan.duration, step: number)
+        let cpuBefore = plan.services.cpuSeconds()
+        var line = LoadTestProgressLine(label: "step \(number):")
+        let records = try driver.run(shape, for: plan.duration, step: number) { progress in
+            line.show(progress, timelines: listener.count)
+        }
+        line.finish()
         var expected: [UserApp: UInt64] = [:]
         for record in records.records {
             if case .changed(let version) = record.outcome { expected[record.key] = max(expected[record.key, default: 0], version) }
         }
         _ = waitForTimelines(expected, within: plan.grace)
         if let failure = listener.failure { throw LoadTestError(failure) }
-        return LoadTestAnalysis.report(records, arrivals: ArrivalIndex(listener.arrivals))
+        var report = LoadTestAnalysis.report(records, arrivals: ArrivalIndex(listener.arrivals))
+        if !plan.services.pids.isEmpty {
+            report.serviceCPU = ServiceProcesses.usage(from: cpuBefore, to: plan.services.cpuSeconds(), intents: records.records.count)
+        }
+        return report
     }
 
     /// Steps the open-loop rate up by half while the target is met, then bisects between the
@@ -281,7 +302,7 @@ struct LoadTestSession {
         var passing: Double?
         var failing: Double?
         var rate = search.start
-        printLine(String(format: "rate search: intent → timeline p99 < %g ms, %.0f s per step", search.targetP99, plan.duration.asSeconds))
+        Console.line(String(format: "rate search: intent → timeline p99 < %g ms, %.0f s per step", search.targetP99, plan.duration.asSeconds))
         LoadTestTable.searchHeader()
         for number in 1...30 {
             var step = try measure(.open(rate: rate), driver: driver, number: number)
@@ -317,10 +338,10 @@ struct LoadTestSession {
             targetP99Milliseconds: search.targetP99, highestPassingRate: passing, lowestFailingRate: failing,
             resolution: search.resolution)
         if let passing {
-            printLine(String(format: "highest rate with intent → timeline p99 < %g ms: %.0f intents/s", search.targetP99, passing)
+            Console.line(String(format: "highest rate with intent → timeline p99 < %g ms: %.0f intents/s", search.targetP99, passing)
                 + (failing.map { String(format: " (%.0f/s failed)", $0) } ?? ""))
         } else {
-            printLine(String(format: "no rate met intent → timeline p99 < %g ms", search.targetP99))
+            Console.line(String(format: "no rate met intent → timeline p99 < %g ms", search.targetP99))
         }
         return report
     }

@@ -148,14 +148,18 @@ final class IntentDriver {
     // MARK: - Load
 
     /// Offers load of `shape` for `duration`, then waits (up to the timeout) for the replies
-    /// still outstanding. Every intent goes to an idle user picked at random.
-    func run(_ shape: LoadShape, for duration: Duration, step: Int) throws -> StepRecords {
+    /// still outstanding. Every intent goes to an idle user picked at random. `report` is given
+    /// the step's progress every tenth of a second.
+    func run(
+        _ shape: LoadShape, for duration: Duration, step: Int, report: (StepProgress) -> Void = { _ in }
+    ) throws -> StepRecords {
         var records: [IntentRecord] = []
         var inFlight: [String: Int] = [:]  // request id → index in records
         let started = ContinuousClock.now + .milliseconds(5)
         let end = started + duration
         var lastSend = started
         var nextTimeoutCheck = started + .milliseconds(100)
+        var progress = StepProgress(started: started)
 
         let total: Int
         let rate: Double
@@ -190,6 +194,7 @@ final class IntentDriver {
                     id: id, key: UserApp(user: user, app: widget.app), widget: widget, type: message.type,
                     scheduled: scheduled ?? now, sent: now))
             lastSend = now
+            progress.sent += 1
             return true
         }
 
@@ -209,7 +214,8 @@ final class IntentDriver {
                 break
             }
             if now >= nextTimeoutCheck {
-                expire(&inFlight, &records, now: now)
+                progress.timeouts += expire(&inFlight, &records, now: now)
+                report(progress)
                 nextTimeoutCheck = now + .milliseconds(100)
                 if !sending, inFlight.isEmpty { break }
             }
@@ -239,6 +245,8 @@ final class IntentDriver {
                 } else {
                     records[index].outcome = .error("unexpected_reply_\(reply.type)")
                 }
+                let failed = if case .error = records[index].outcome { true } else { false }
+                progress.recordReply(after: at - records[index].scheduled, failed: failed)
                 let message = PlannedMessage(widget: records[index].widget, type: records[index].type, body: .null)
                 LoadWorkload.apply(reply, of: message, to: &users[user])
                 release(user)
@@ -250,13 +258,16 @@ final class IntentDriver {
     }
 
     /// Intents unanswered for longer than the timeout count as timed out; their users move on
-    /// (a late reply is then ignored).
-    private func expire(_ inFlight: inout [String: Int], _ records: inout [IntentRecord], now: ContinuousClock.Instant) {
+    /// (a late reply is then ignored). Returns how many timed out.
+    private func expire(_ inFlight: inout [String: Int], _ records: inout [IntentRecord], now: ContinuousClock.Instant) -> Int {
+        var expired = 0
         for (id, index) in inFlight where now - records[index].sent > timeout {
             records[index].outcome = .timedOut
             inFlight.removeValue(forKey: id)
             release(records[index].key.user)
+            expired += 1
         }
+        return expired
     }
 
     private func release(_ user: Int) {

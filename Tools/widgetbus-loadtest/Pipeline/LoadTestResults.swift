@@ -1,4 +1,5 @@
 import Foundation
+import ServiceSupport
 import Histogram
 import WidgetBusProtocol
 
@@ -97,6 +98,9 @@ struct StepReport: Codable, Sendable {
     var percentiles: Curves
     /// Set by a rate search: whether the step met its target.
     var passed: Bool?
+    /// Each service's CPU time over the step, when its process is known (`--pid`, or the local
+    /// runner's pid files).
+    var serviceCPU: [String: ServiceCPUUsage]?
 
     var errorCount: Int { errors.values.reduce(0, +) }
 }
@@ -141,12 +145,9 @@ enum LoadTestAnalysis {
     /// one user yields one timeline, carrying the latest intent's id), although what they changed
     /// is on screen; the count of those is reported as `coalesced`.
     static func report(_ step: StepRecords, arrivals: ArrivalIndex) -> StepReport {
-        func histogram() -> Histogram<UInt64> {
-            Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
-        }
-        var roundTrip = histogram()
-        var toTimeline = histogram()
-        var sendLag = histogram()
+        var roundTrip = Histogram<UInt64>.latencyMicroseconds()
+        var toTimeline = Histogram<UInt64>.latencyMicroseconds()
+        var sendLag = Histogram<UInt64>.latencyMicroseconds()
         var errors: [String: Int] = [:]
         var timeouts = 0
         var unchanged = 0
@@ -155,13 +156,13 @@ enum LoadTestAnalysis {
 
         let bucketSeconds = max(1, (step.duration.asSeconds / 120).rounded(.up))
         let bucketCount = max(1, Int((step.duration.asSeconds / bucketSeconds).rounded(.up)))
-        var buckets = (0..<bucketCount).map { _ in (sent: 0, roundTrip: histogram(), timeline: histogram()) }
+        var buckets = (0..<bucketCount).map { _ in (sent: 0, roundTrip: Histogram<UInt64>.latencyMicroseconds(), timeline: Histogram<UInt64>.latencyMicroseconds()) }
         var perWidget: [LoadWidget: (sent: Int, errors: Int, roundTrip: Histogram<UInt64>, timeline: Histogram<UInt64>)] = [:]
 
         for record in step.records {
             let bucket = min(bucketCount - 1, max(0, Int((record.scheduled - step.started).asSeconds / bucketSeconds)))
             buckets[bucket].sent += 1
-            perWidget[record.widget, default: (0, 0, histogram(), histogram())].sent += 1
+            perWidget[record.widget, default: (0, 0, .latencyMicroseconds(), .latencyMicroseconds())].sent += 1
             _ = sendLag.record((record.sent - record.scheduled).asMicroseconds)
             if let replied = record.replied {
                 replies += 1
@@ -293,42 +294,47 @@ struct LoadTestReport: Codable, Sendable {
 
 enum LoadTestTable {
     static func printStep(_ step: StepReport, mixSummary: String, grace: Double) {
-        printLine(
+        Console.line(
             "".padded(toWidth: 22) + "count".padded(toWidth: 9, alignedRight: true) + "p50".padded(toWidth: 9, alignedRight: true) + "p90".padded(toWidth: 9, alignedRight: true)
                 + "p99".padded(toWidth: 9, alignedRight: true) + "p99.9".padded(toWidth: 9, alignedRight: true) + "max".padded(toWidth: 9, alignedRight: true) + "   ms")
         for (name, summary) in [("intent round trip", step.roundTrip), ("intent → timeline", step.intentToTimeline)] {
-            printLine(
+            Console.line(
                 name.padded(toWidth: 22) + "\(summary.count)".padded(toWidth: 9, alignedRight: true) + number(summary.p50Milliseconds)
                     + number(summary.p90Milliseconds) + number(summary.p99Milliseconds) + number(summary.p999Milliseconds)
                     + number(summary.maxMilliseconds))
         }
         let offered = step.offeredRate.map { String(format: " of %.0f/s offered", $0) } ?? ""
         let scheduled = step.scheduled.map { $0 > step.sent ? " of \($0) scheduled (every user was waiting for a reply)" : "" } ?? ""
-        printLine(
+        Console.line(
             String(format: "sent %d%@ (%.0f/s%@), %d replies (%.0f/s ok), ", step.sent, scheduled, step.achievedRate, offered, step.replies, step.completedRate)
                 + "errors \(step.errorCount)\(errorDetail(step.errors)), timed out \(step.timeouts), unchanged \(step.unchanged)")
         let timelines = step.timelines
-        printLine(
+        Console.line(
             "timelines: \(timelines.expected) expected, \(timelines.delivered) delivered (\(timelines.exact) by their own causedBy, "
                 + "\(timelines.coalesced) coalesced into a later one), \(timelines.missing) missing after the \(grace) s grace period")
         if step.mode == "open" {
-            printLine(String(format: "sender behind schedule: p99 %.3f ms, max %.3f ms", step.sendLag.p99Milliseconds, step.sendLag.maxMilliseconds))
+            Console.line(String(format: "sender behind schedule: p99 %.3f ms, max %.3f ms", step.sendLag.p99Milliseconds, step.sendLag.maxMilliseconds))
         }
         let widgets = step.widgets.sorted { $0.value.sent > $1.value.sent }.map { name, figures in
             String(format: "%@ %d (→ timeline p99 %.2f ms)", name, figures.sent, figures.timelineP99Milliseconds)
         }
-        printLine("per widget: " + widgets.joined(separator: ", "))
+        Console.line("per widget: " + widgets.joined(separator: ", "))
+        if let usage = step.serviceCPU, !usage.isEmpty {
+            let services = usage.sorted { $0.key < $1.key }.map { String(format: "%@ %.3f", $0.key, $0.value.millisecondsPerIntent) }
+            let total = usage.values.map(\.millisecondsPerIntent).reduce(0, +)
+            Console.line("service CPU, ms per intent: " + services.joined(separator: ", ") + String(format: "; %.3f in all", total))
+        }
     }
 
     static func searchHeader() {
-        printLine(
+        Console.line(
             "offered/s".padded(toWidth: 11, alignedRight: true) + "achieved/s".padded(toWidth: 12, alignedRight: true) + "→tl p50".padded(toWidth: 10, alignedRight: true)
                 + "→tl p99".padded(toWidth: 10, alignedRight: true) + "→tl p99.9".padded(toWidth: 11, alignedRight: true) + "rt p99".padded(toWidth: 9, alignedRight: true)
                 + "missing".padded(toWidth: 9, alignedRight: true) + "errors".padded(toWidth: 8, alignedRight: true) + "  result")
     }
 
     static func searchLine(_ step: StepReport) {
-        printLine(
+        Console.line(
             String(format: "%.0f", step.offeredRate ?? 0).padded(toWidth: 11, alignedRight: true) + String(format: "%.0f", step.achievedRate).padded(toWidth: 12, alignedRight: true)
                 + String(format: "%.2f", step.intentToTimeline.p50Milliseconds).padded(toWidth: 10, alignedRight: true)
                 + String(format: "%.2f", step.intentToTimeline.p99Milliseconds).padded(toWidth: 10, alignedRight: true)

@@ -6,12 +6,12 @@ import ZeroMQ
 /// means handed to a connected peer's TCP stream: `ZMQ_IMMEDIATE` queues nothing for a peer
 /// that is not connected, a send that cannot be queued within the timeout fails, and
 /// ``finish()`` waits (up to the timeout) for everything queued to be written before the CLI
-/// exits. Whether a sample was then accepted is what `widgetctl metrics-status` tells.
-final class MetricsPusher {
-    struct NotDelivered: Error, CustomStringConvertible {
-        let endpoint: String
-        let timeoutMilliseconds: Int
-        var description: String {
+/// exits. Whether a sample was then accepted is what metrics-ingest's status request tells.
+public final class MetricsPusher {
+    public struct NotDelivered: Error, CustomStringConvertible {
+        public let endpoint: String
+        public let timeoutMilliseconds: Int
+        public var description: String {
             "metrics-ingest at \(endpoint) took no message within \(timeoutMilliseconds) ms — is it running?"
         }
     }
@@ -19,10 +19,10 @@ final class MetricsPusher {
     /// Its own context, terminated by ``finish()`` so the linger flushes the last messages.
     private let context: ZMQContext
     private let socket: ZMQSocket
-    let endpoint: String
-    let timeoutMilliseconds: Int
+    public let endpoint: String
+    public let timeoutMilliseconds: Int
 
-    init(endpoint: String, timeoutMilliseconds: Int) throws {
+    public init(endpoint: String, timeoutMilliseconds: Int) throws {
         context = try ZMQContext()
         socket = try ZMQSocket(context: context, type: .push)
         try socket.setImmediate(true)
@@ -34,14 +34,14 @@ final class MetricsPusher {
     }
 
     /// Queues one message, waiting at most the timeout for room (back-pressure) or a peer.
-    func push(_ payload: Data) throws {
+    public func push(_ payload: Data) throws {
         guard try socket.send(payload) else {
             throw NotDelivered(endpoint: endpoint, timeoutMilliseconds: timeoutMilliseconds)
         }
     }
 
     /// Closes the socket and waits, at most the linger, until queued messages are written.
-    func finish() {
+    public func finish() {
         socket.close()
         context.terminate()
     }

@@ -17,9 +17,9 @@ import ZeroMQ
 /// `MetricsChanged` it caused. Under full load that is mostly time spent queued in the sockets
 /// (about two high-water marks deep); the "one at a time" measurement pushes the next sample only
 /// after the previous one's event arrived, which is the latency of the service itself.
-struct BenchMetricsCommand: ParsableCommand {
+struct MetricsIngestBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-metrics",
+        commandName: "metrics-ingest",
         abstract: "Benchmark sample ingestion (single and batched) against a raw libzmq PUSH/PULL baseline."
     )
 
@@ -83,7 +83,7 @@ struct BenchMetricsCommand: ParsableCommand {
                 try measurePaced(name: "ingest, one at a time", paced, environment: environment),
             ]
             for measurement in measured { results[measurement.name, default: []].append(measurement) }
-            printLine("round \(round): " + measured.map { "\($0.name) \(Int($0.samplesPerSecond)) samples/s" }.joined(separator: ", "))
+            Console.line("round \(round): " + measured.map { "\($0.name) \(Int($0.samplesPerSecond)) samples/s" }.joined(separator: ", "))
         }
 
         let order = [
@@ -91,17 +91,17 @@ struct BenchMetricsCommand: ParsableCommand {
             "ingest, one at a time",
         ]
         let medians = order.map { name in results[name]!.sorted { $0.samplesPerSecond < $1.samplesPerSecond }[rounds / 2] }
-        printLine("")
+        Console.line("")
         func row(_ cells: [String]) -> String { String.tableRow(cells, widths: [30, 11, 11, 12, 10, 10]) }
         func microseconds(_ value: UInt64?) -> String { value.map { "\($0)" } ?? "-" }
-        printLine(row(["measurement", "bytes/msg", "msgs/s", "samples/s", "p50 µs", "p99 µs", "p99.9 µs"]))
+        Console.line(row(["measurement", "bytes/msg", "msgs/s", "samples/s", "p50 µs", "p99 µs", "p99.9 µs"]))
         for m in medians {
-            printLine(row([
+            Console.line(row([
                 m.name, "\(m.payloadBytes)", "\(Int(m.messagesPerSecond))", "\(Int(m.samplesPerSecond))",
                 microseconds(m.p50Microseconds), microseconds(m.p99Microseconds), microseconds(m.p999Microseconds),
             ]))
         }
-        printLine(String(
+        Console.line(String(
             format: "single: ingest / raw messages = %.3f; batched: ingest / raw messages = %.3f (median of %d rounds, %d samples each, %d users)",
             medians[1].messagesPerSecond / medians[0].messagesPerSecond, medians[3].messagesPerSecond / medians[2].messagesPerSecond,
             rounds, samples, users))
@@ -137,7 +137,7 @@ struct BenchMetricsCommand: ParsableCommand {
         let seconds = (clock.now - started).asSeconds
         pusher.finish()
         let arrivals = watcher.stop()
-        var histogram = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var histogram = Histogram<UInt64>.latencyMicroseconds()
         for message in sent {
             guard let arrived = arrivals[message.id] else { continue }
             _ = histogram.record((arrived - message.at).asMicroseconds)
@@ -158,7 +158,7 @@ struct BenchMetricsCommand: ParsableCommand {
         let pusher = try MetricsPusher(endpoint: BusEndpoint.metrics.resolve(in: environment), timeoutMilliseconds: 30_000)
         defer { pusher.finish() }
         let clock = ContinuousClock()
-        var histogram = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var histogram = Histogram<UInt64>.latencyMicroseconds()
         let started = clock.now
         for message in messages {
             let sent = clock.now

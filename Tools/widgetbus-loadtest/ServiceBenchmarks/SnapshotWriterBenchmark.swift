@@ -17,9 +17,9 @@ import Glibc
 /// In the same run it measures the two floors under those figures: raw libzmq REQ/REP round
 /// trips of the intent's size, and raw atomic writes of a snapshot file's size in the same file
 /// system, one at a time and in batches as the writer writes them.
-struct BenchSnapshotsCommand: ParsableCommand {
+struct SnapshotWriterBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-snapshots",
+        commandName: "snapshot-writer",
         abstract: "Benchmark snapshot-writer: files written per second and the delay from intent ack to file on disk.",
         discussion: """
             Needs intent-handler, timeline-service and snapshot-writer running, with the same \(EnvironmentSetting.snapshotDirectory.variable) \
@@ -200,7 +200,7 @@ struct BenchSnapshotsCommand: ParsableCommand {
     /// For each ack, the time until the first file write of its user holding its version or a newer one.
     private func latency(of acks: [Ack], writes: [SnapshotWriteWatcher.Write]) -> Latency {
         let writesByUser = Dictionary(grouping: writes, by: \.user)
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        var histogram = Histogram<UInt64>.latencyMicroseconds()
         for ack in acks {
             guard let written = writesByUser[ack.user]?.first(where: { $0.version >= ack.version }) else { continue }
             _ = histogram.record((written.at - ack.at).asMicroseconds)
@@ -218,24 +218,24 @@ struct BenchSnapshotsCommand: ParsableCommand {
                 format: "p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms (%d acks)", latency.p50Milliseconds,
                 latency.p99Milliseconds, latency.p999Milliseconds, latency.maxMilliseconds, latency.samples)
         }
-        printLine("one intent at a time, ack → snapshot file on disk: " + line(results.single))
-        printLine(
+        Console.line("one intent at a time, ack → snapshot file on disk: " + line(results.single))
+        Console.line(
             String(
                 format: "burst: %d intents over %d users, %d in flight: %.2f s, %.0f intents/s", results.burstIntents,
                 results.users, results.inFlight, results.burstSeconds, results.intentsPerSecond))
-        printLine(String(format: "burst: %d snapshot files written, %.0f files/s", results.filesWritten, results.filesPerSecond))
-        printLine("burst, ack → snapshot file on disk: " + line(results.burst))
+        Console.line(String(format: "burst: %d snapshot files written, %.0f files/s", results.filesWritten, results.filesPerSecond))
+        Console.line("burst, ack → snapshot file on disk: " + line(results.burst))
         let raw = results.rawRequestReply
-        printLine(
+        Console.line(
             String(
                 format: "raw libzmq REQ/REP, %d bytes: %.0f round trips/s, p50 %d µs, p99 %d µs", raw.payloadBytes, raw.perSecond,
                 raw.p50Microseconds, raw.p99Microseconds))
         let write = results.rawAtomicWrite
-        printLine(
+        Console.line(
             String(
                 format: "raw atomic write, %d bytes, one at a time: %.0f files/s, p50 %.1f ms, p99 %.1f ms", write.payloadBytes,
                 write.perSecond, Double(write.p50Microseconds) / 1_000, Double(write.p99Microseconds) / 1_000))
-        printLine(
+        Console.line(
             String(
                 format: "raw atomic writes, batches of %d: %.0f files/s; snapshot-writer's burst / raw = %.2f", results.users,
                 results.rawAtomicFilesPerSecond, results.filesPerSecond / results.rawAtomicFilesPerSecond))

@@ -33,17 +33,13 @@ struct RoundTripMeasurement: Codable {
     }
 
     /// Microseconds up to a minute, to three significant digits.
-    private static func microsecondHistogram() -> Histogram<UInt64> {
-        Histogram(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-    }
-
     /// Runs `roundTrip` `requests` times after a warm-up of a tenth of that (at most 1,000,
     /// passed negative indices) and times each call.
     static func measure(
         name: String, requests: Int, payloadBytes: Int, _ roundTrip: (Int) throws -> Void, errors: () -> Int = { 0 }
     ) throws -> Self {
         for index in 0..<min(1_000, requests / 10) { try roundTrip(-1 - index) }
-        var histogram = Self.microsecondHistogram()
+        var histogram = Histogram<UInt64>.latencyMicroseconds()
         let clock = ContinuousClock()
         let started = clock.now
         for index in 0..<requests {
@@ -65,7 +61,7 @@ struct RoundTripMeasurement: Codable {
     ) throws -> Self {
         let warmUp = min(1_000, requests / 10)
         try client.exchange(count: warmUp, window: window) { try payload(-1 - $0) } reply: { _ in }
-        var histogram = Self.microsecondHistogram()
+        var histogram = Histogram<UInt64>.latencyMicroseconds()
         var sentAt: [ContinuousClock.Instant] = []
         sentAt.reserveCapacity(requests)
         let clock = ContinuousClock()

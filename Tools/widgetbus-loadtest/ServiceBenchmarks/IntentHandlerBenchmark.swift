@@ -7,9 +7,9 @@ import WidgetBusProtocol
 /// of the same message size, in the same run, so the figures are comparable on a noisy machine:
 /// one at a time (REQ/REP), or with many in flight (DEALER to ROUTER), where intent-handler
 /// commits the requests queued together in one transaction.
-struct BenchCommand: ParsableCommand {
+struct IntentHandlerBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "intent-handler",
         abstract: "Benchmark intent round trips against a raw libzmq REQ/REP baseline."
     )
 
@@ -39,19 +39,19 @@ struct BenchCommand: ParsableCommand {
         for round in 1...rounds {
             baselines.append(try .rawRequestReply(requests: requests, payloadBytes: payloadBytes, inFlight: inFlight))
             intents.append(try measureIntents(endpoint: endpoint, codec: codec, runID: runID, round: round))
-            printLine("round \(round): raw \(Int(baselines.last!.perSecond))/s, intents \(Int(intents.last!.perSecond))/s")
+            Console.line("round \(round): raw \(Int(baselines.last!.perSecond))/s, intents \(Int(intents.last!.perSecond))/s")
         }
         let baseline = RoundTripMeasurement.median(baselines)
         let intent = RoundTripMeasurement.median(intents)
-        printLine("")
+        Console.line("")
         func row(_ cells: [String]) -> String { String.tableRow(cells, widths: [24, 15, 9, 9, 10]) }
-        printLine(row(["measurement", "round trips/s", "p50 µs", "p99 µs", "p99.9 µs", "errors"]))
+        Console.line(row(["measurement", "round trips/s", "p50 µs", "p99 µs", "p99.9 µs", "errors"]))
         for m in [baseline, intent] {
-            printLine(row([
+            Console.line(row([
                 m.name, "\(Int(m.perSecond))", "\(m.p50Microseconds)", "\(m.p99Microseconds)", "\(m.p999Microseconds)", "\(m.errors)",
             ]))
         }
-        printLine(String(format: "intent rate / raw rate = %.2f (payload %d bytes, %d in flight, median of %d rounds)",
+        Console.line(String(format: "intent rate / raw rate = %.2f (payload %d bytes, %d in flight, median of %d rounds)",
                          intent.perSecond / baseline.perSecond, payloadBytes, inFlight, rounds))
         if let json {
             let encoder = JSONEncoder()
