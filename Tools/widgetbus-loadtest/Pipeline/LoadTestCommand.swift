@@ -142,14 +142,14 @@ struct LoadTestCommand: ParsableCommand {
 
         let context = try ZMQContext()
         let runID = String(UUID().uuidString.prefix(6)).lowercased()
-        let listener = TimelineListener(context: context, endpoint: timelineEvents, userPrefix: "lt-\(runID)-")
+        let listener = TimelineListener(endpoint: timelineEvents, userPrefix: "lt-\(runID)-")
         let outcome = Result {
             try runOnDedicatedThread(name: "loadtest-intents") {
                 try LoadTestSession(plan: plan, context: context, listener: listener, runID: runID).execute()
             }
         }
         listener.stop()
-        context.terminate()  // both sockets are closed by now
+        context.terminate()  // the driver's socket is closed by now
         let (report, detail) = try outcome.get()
 
         if let json {

@@ -20,10 +20,9 @@ struct UserApp: Hashable, Sendable {
     var app: WidgetApp
 }
 
-/// Subscribes to timeline-service's publisher from a thread of its own (the SUB socket is created,
-/// used and closed there) and logs every timeline event of this run's users, timestamped on
-/// arrival. Only the first kind of each app is subscribed (`LoadWidget.timelineKind`), so the
-/// publisher filters the rest.
+/// Subscribes to timeline-service's publisher on a bus of its own thread and logs every timeline
+/// event of this run's users, timestamped as its turn takes it off the socket. Only the first kind
+/// of each app is subscribed (`LoadWidget.timelineKind`), so the publisher filters the rest.
 final class TimelineListener: Sendable {
     private struct Log {
         var arrivals: [TimelineArrival] = []
@@ -37,10 +36,10 @@ final class TimelineListener: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts listening at `endpoint` for users named `<userPrefix><index>`.
-    init(context: ZMQContext, endpoint: String, userPrefix: String) {
+    init(endpoint: String, userPrefix: String) {
         let thread = Thread { [self] in
             do {
-                try listen(context: context, endpoint: endpoint, userPrefix: userPrefix)
+                try listen(endpoint: endpoint, userPrefix: userPrefix)
             } catch {
                 log.withLock { $0.failure = "timeline subscriber at \(endpoint): \(error)" }
             }
@@ -69,45 +68,33 @@ final class TimelineListener: Sendable {
         log.withLock { log in versions.allSatisfy { log.latest[$0.key, default: 0] >= $0.value } }
     }
 
-    private func listen(context: ZMQContext, endpoint: String, userPrefix: String) throws {
-        let socket = try ZMQSocket(context: context, type: .sub)
-        defer { socket.close() }
-        try socket.setLinger(milliseconds: 0)
-        try socket.setReceiveHighWaterMark(0)  // never drop here: a drop would count as a missing timeline
-        try socket.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        var prefixes: [(prefix: Data, app: WidgetApp)] = []
-        for widget in LoadWidget.allCases {
-            let prefix = Topic.timeline(kind: widget.timelineKind, user: userPrefix)
-            try socket.subscribe(prefix)
-            prefixes.append((Data(prefix.utf8), widget.app))
+    private func listen(endpoint: String, userPrefix: String) throws {
+        let bus = try Bus()
+        defer { bus.close() }
+        let prefixes = LoadWidget.allCases.map { widget in
+            (prefix: Data(Topic.timeline(kind: widget.timelineKind, user: userPrefix).utf8), app: widget.app)
         }
-        try socket.connect(endpoint)
-
-        var received: [(frames: [Data], at: ContinuousClock.Instant)] = []
-        while !stopSignal.isRequested {
-            guard try ZMQPoller.isReadable(socket, waitingMilliseconds: 50) else { continue }
-            // Timestamp every event as it is taken off the socket; read after the batch, only the
-            // fields the load test needs (a full decode would take the cores it is measuring).
-            received.removeAll(keepingCapacity: true)
-            while received.count < 4_096, let frames = try socket.receiveMessage(dontWait: true) {
-                received.append((frames, .now))
+        var batch: [TimelineArrival] = []
+        var undecodable = 0
+        try bus.subscribe(to: endpoint, topics: prefixes.map { String(decoding: $0.prefix, as: UTF8.self) }) { frames in
+            // Read only the fields the load test needs: a full decode would take the cores it is
+            // measuring.
+            let at = ContinuousClock.now
+            guard frames.count == 2, let match = prefixes.first(where: { frames[0].starts(with: $0.prefix) }),
+                let user = Int(String(decoding: frames[0].dropFirst(match.prefix.count), as: UTF8.self)),
+                let body = JSONFieldScanner(frames[1]).object("body"),
+                let stateVersion = body.object("timeline")?.unsignedInteger("stateVersion")
+            else {
+                undecodable += 1
+                return
             }
-            var batch: [TimelineArrival] = []
-            var undecodable = 0
-            for (frames, at) in received {
-                guard frames.count == 2, let match = prefixes.first(where: { frames[0].starts(with: $0.prefix) }),
-                    let user = Int(String(decoding: frames[0].dropFirst(match.prefix.count), as: UTF8.self)),
-                    let body = JSONFieldScanner(frames[1]).object("body"),
-                    let stateVersion = body.object("timeline")?.unsignedInteger("stateVersion")
-                else {
-                    undecodable += 1
-                    continue
-                }
-                batch.append(
-                    TimelineArrival(
-                        at: at, key: UserApp(user: user, app: match.app), stateVersion: stateVersion,
-                        causedBy: body.string("causedBy")))
-            }
+            batch.append(
+                TimelineArrival(
+                    at: at, key: UserApp(user: user, app: match.app), stateVersion: stateVersion, causedBy: body.string("causedBy")))
+        }
+        // What a turn took is logged at once, under one lock.
+        bus.afterMessages { [self] _ in
+            guard !batch.isEmpty || undecodable > 0 else { return }
             log.withLock { log in
                 log.undecodable += undecodable
                 for arrival in batch {
@@ -115,6 +102,9 @@ final class TimelineListener: Sendable {
                     log.latest[arrival.key] = max(log.latest[arrival.key, default: 0], arrival.stateVersion)
                 }
             }
+            batch.removeAll(keepingCapacity: true)
+            undecodable = 0
         }
+        try bus.run(until: stopSignal)
     }
 }

@@ -266,7 +266,7 @@ private struct StatusReader {
     }
 }
 
-/// Records, on a thread of its own, when the first `MetricsChanged` of each pushed message
+/// Records, on a bus of its own thread, when the first `MetricsChanged` of each pushed message
 /// arrives. It finds `causedBy` by its bytes (the wire's keys are sorted, so the field is always
 /// written `"causedBy":"<id>"`) rather than decoding every aggregate, to stay cheap beside the
 /// service it measures.
@@ -308,31 +308,22 @@ private final class MetricsEventWatcher: Sendable {
     private func watch(_ endpoint: String) {
         let marker = Data(#""causedBy":""#.utf8)
         do {
-            let context = try ZMQContext()
-            defer { context.terminate() }
-            let socket = try ZMQSocket(context: context, type: .sub)
-            defer { socket.close() }
-            try socket.setLinger(milliseconds: 0)
-            try socket.setReceiveHighWaterMark(0)
-            try socket.subscribe(Topic.metricsPrefix)
-            try socket.subscribe(Topic.heartbeat)
-            try socket.connect(endpoint)
+            let bus = try Bus()
+            defer { bus.close() }
             var live = false
-            while !stopSignal.isRequested {
-                guard try ZMQPoller.isReadable(socket, waitingMilliseconds: 50) else { continue }
-                while let frames = try socket.receiveMessage(dontWait: true), frames.count == 2 {
-                    let at = ContinuousClock.now
-                    if !live {
-                        live = true
-                        connected.signal()
-                    }
-                    guard let start = frames[1].range(of: marker)?.upperBound,
-                        let end = frames[1][start...].firstIndex(of: UInt8(ascii: "\""))
-                    else { continue }
-                    let id = String(decoding: frames[1][start..<end], as: UTF8.self)
-                    arrivals.withLock { if $0[id] == nil { $0[id] = at } }
+            try bus.subscribe(to: endpoint, topics: [Topic.metricsPrefix, Topic.heartbeat]) { [self] frames in
+                let at = ContinuousClock.now
+                if !live {
+                    live = true
+                    connected.signal()
                 }
+                guard frames.count == 2, let start = frames[1].range(of: marker)?.upperBound,
+                    let end = frames[1][start...].firstIndex(of: UInt8(ascii: "\""))
+                else { return }
+                let id = String(decoding: frames[1][start..<end], as: UTF8.self)
+                arrivals.withLock { if $0[id] == nil { $0[id] = at } }
             }
+            try bus.run(until: stopSignal)
         } catch {
             connected.signal()
         }
