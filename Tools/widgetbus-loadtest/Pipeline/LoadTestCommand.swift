@@ -279,8 +279,9 @@ struct LoadTestSession {
     private func measure(_ shape: LoadShape, driver: IntentDriver, number: Int) throws -> StepReport {
         let cpuBefore = plan.services.cpuSeconds()
         var line = LoadTestProgressLine(label: "step \(number):")
+        let timelinesBefore = listener.count
         let records = try driver.run(shape, for: plan.duration, step: number) { progress in
-            line.show(progress, timelines: listener.count)
+            line.show(progress, timelines: listener.count - timelinesBefore)
         }
         line.finish()
         var expected: [UserApp: UInt64] = [:]

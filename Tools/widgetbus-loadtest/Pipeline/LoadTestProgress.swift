@@ -40,7 +40,7 @@ struct LoadTestProgressLine {
         self.label = label
     }
 
-    /// Shows `progress` (and the timelines received so far) unless the line was shown less than
+    /// Shows `progress` (and the timelines received in the step so far) unless the line was shown less than
     /// half a second ago.
     mutating func show(_ progress: StepProgress, timelines: Int, now: ContinuousClock.Instant = .now) {
         guard enabled, lastShown.map({ now - $0 >= .milliseconds(500) }) ?? true else { return }
