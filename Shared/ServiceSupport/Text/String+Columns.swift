@@ -7,8 +7,10 @@ extension String {
         return alignedRight ? padding + self : self + padding
     }
 
-    /// One table line: each cell padded to its width, and the cell after the last width as it is.
-    public static func tableRow(_ cells: [String], widths: [Int]) -> String {
-        zip(cells, widths).map { $0.padded(toWidth: $1) }.joined() + cells.dropFirst(widths.count).joined()
+    /// One table line: each cell padded to its width (numbers read best aligned right), and the
+    /// cells after the last width as they are.
+    public static func tableRow(_ cells: [String], widths: [Int], alignedRight: Bool = false) -> String {
+        zip(cells, widths).map { $0.padded(toWidth: $1, alignedRight: alignedRight) }.joined()
+            + cells.dropFirst(widths.count).joined()
     }
 }

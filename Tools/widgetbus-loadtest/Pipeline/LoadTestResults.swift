@@ -294,14 +294,11 @@ struct LoadTestReport: Codable, Sendable {
 
 enum LoadTestTable {
     static func printStep(_ step: StepReport, mixSummary: String, grace: Double) {
-        Console.line(
-            "".padded(toWidth: 22) + "count".padded(toWidth: 9, alignedRight: true) + "p50".padded(toWidth: 9, alignedRight: true) + "p90".padded(toWidth: 9, alignedRight: true)
-                + "p99".padded(toWidth: 9, alignedRight: true) + "p99.9".padded(toWidth: 9, alignedRight: true) + "max".padded(toWidth: 9, alignedRight: true) + "   ms")
+        let widths = [9, 9, 9, 9, 9, 9]
+        Console.line("".padded(toWidth: 22) + String.tableRow(["count", "p50", "p90", "p99", "p99.9", "max", "   ms"], widths: widths, alignedRight: true))
         for (name, summary) in [("intent round trip", step.roundTrip), ("intent → timeline", step.intentToTimeline)] {
-            Console.line(
-                name.padded(toWidth: 22) + "\(summary.count)".padded(toWidth: 9, alignedRight: true) + number(summary.p50Milliseconds)
-                    + number(summary.p90Milliseconds) + number(summary.p99Milliseconds) + number(summary.p999Milliseconds)
-                    + number(summary.maxMilliseconds))
+            let figures = [summary.p50Milliseconds, summary.p90Milliseconds, summary.p99Milliseconds, summary.p999Milliseconds, summary.maxMilliseconds]
+            Console.line(name.padded(toWidth: 22) + String.tableRow(["\(summary.count)"] + figures.map(milliseconds), widths: widths, alignedRight: true))
         }
         let offered = step.offeredRate.map { String(format: " of %.0f/s offered", $0) } ?? ""
         let scheduled = step.scheduled.map { $0 > step.sent ? " of \($0) scheduled (every user was waiting for a reply)" : "" } ?? ""
@@ -326,29 +323,29 @@ enum LoadTestTable {
         }
     }
 
+    private static let searchWidths = [11, 12, 10, 10, 11, 9, 9, 8]
+
     static func searchHeader() {
         Console.line(
-            "offered/s".padded(toWidth: 11, alignedRight: true) + "achieved/s".padded(toWidth: 12, alignedRight: true) + "→tl p50".padded(toWidth: 10, alignedRight: true)
-                + "→tl p99".padded(toWidth: 10, alignedRight: true) + "→tl p99.9".padded(toWidth: 11, alignedRight: true) + "rt p99".padded(toWidth: 9, alignedRight: true)
-                + "missing".padded(toWidth: 9, alignedRight: true) + "errors".padded(toWidth: 8, alignedRight: true) + "  result")
+            String.tableRow(
+                ["offered/s", "achieved/s", "→tl p50", "→tl p99", "→tl p99.9", "rt p99", "missing", "errors", "  result"],
+                widths: searchWidths, alignedRight: true))
     }
 
     static func searchLine(_ step: StepReport) {
-        Console.line(
-            String(format: "%.0f", step.offeredRate ?? 0).padded(toWidth: 11, alignedRight: true) + String(format: "%.0f", step.achievedRate).padded(toWidth: 12, alignedRight: true)
-                + String(format: "%.2f", step.intentToTimeline.p50Milliseconds).padded(toWidth: 10, alignedRight: true)
-                + String(format: "%.2f", step.intentToTimeline.p99Milliseconds).padded(toWidth: 10, alignedRight: true)
-                + String(format: "%.2f", step.intentToTimeline.p999Milliseconds).padded(toWidth: 11, alignedRight: true)
-                + String(format: "%.2f", step.roundTrip.p99Milliseconds).padded(toWidth: 9, alignedRight: true)
-                + "\(step.timelines.missing)".padded(toWidth: 9, alignedRight: true) + "\(step.errorCount + step.timeouts)".padded(toWidth: 8, alignedRight: true)
-                + "  " + ((step.passed ?? false) ? "pass" : "fail"))
+        let latencies = [step.intentToTimeline.p50Milliseconds, step.intentToTimeline.p99Milliseconds, step.intentToTimeline.p999Milliseconds, step.roundTrip.p99Milliseconds]
+        let cells = [String(format: "%.0f", step.offeredRate ?? 0), String(format: "%.0f", step.achievedRate)]
+            + latencies.map { String(format: "%.2f", $0) }
+            + ["\(step.timelines.missing)", "\(step.errorCount + step.timeouts)", "  " + ((step.passed ?? false) ? "pass" : "fail")]
+        Console.line(String.tableRow(cells, widths: searchWidths, alignedRight: true))
     }
 
     private static func errorDetail(_ errors: [String: Int]) -> String {
         errors.isEmpty ? "" : " (" + errors.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
     }
 
-    private static func number(_ value: Double) -> String {
-        String(format: value < 10 ? "%.3f" : value < 100 ? "%.2f" : "%.1f", value).padded(toWidth: 9, alignedRight: true)
+    /// Three significant digits or more, as HdrHistogram keeps them.
+    private static func milliseconds(_ value: Double) -> String {
+        String(format: value < 10 ? "%.3f" : value < 100 ? "%.2f" : "%.1f", value)
     }
 }
