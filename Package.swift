@@ -17,10 +17,6 @@ let package = Package(
         .library(name: "WidgetDomain", targets: ["WidgetDomain"]),
         .library(name: "WidgetBusProtocol", targets: ["WidgetBusProtocol"]),
         .library(name: "ServiceSupport", targets: ["ServiceSupport"]),
-        .library(name: "IntentHandling", targets: ["IntentHandling"]),
-        .library(name: "Timelines", targets: ["Timelines"]),
-        .library(name: "Snapshots", targets: ["Snapshots"]),
-        .library(name: "MetricsIngest", targets: ["MetricsIngest"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
