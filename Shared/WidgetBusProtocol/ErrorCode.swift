@@ -37,7 +37,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomSt
     public static let unknownCheckIn = ErrorCode(rawValue: "unknown_check_in")
 
     // User settings
-    /// `SetTimeZone` with an identifier that is not an IANA time zone.
+    /// `SetTimeZone` with an identifier the tz database does not hold (``UserTimeZone``).
     public static let invalidTimeZone = ErrorCode(rawValue: "invalid_time_zone")
 
     /// The codes the protocol layer and the services send, before or around any widget rule.

@@ -39,8 +39,6 @@ final class IntentProcessor {
         var app: WidgetApp
     }
 
-    private static let ianaTimeZones = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC"])
-
     private let store: WidgetStateStore
     private let codec: WireCodec
     /// The epoch of the publisher that sends this processor's events (``PublisherEpoch``).
@@ -214,7 +212,7 @@ final class IntentProcessor {
     private func timeZone(user: String, db: Database) throws -> TimeZone {
         guard let identifier = try profile(user: user, db: db)?.timeZone else { return .gmt }
         if let zone = timeZones[identifier] { return zone }
-        let zone = TimeZone(identifier: identifier) ?? .gmt
+        let zone = UserTimeZone.zone(named: identifier) ?? .gmt
         timeZones[identifier] = zone
         return zone
     }
@@ -276,10 +274,10 @@ final class IntentProcessor {
 
     private func setTimeZone(_ identifier: String, of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
-        guard Self.ianaTimeZones.contains(identifier) else {
+        guard UserTimeZone.zone(named: identifier) != nil else {
             return Outcome(reply: codec.errorReply(
                 to: request.id, user: user, code: .invalidTimeZone,
-                message: "\(identifier) is not an IANA time zone identifier"))
+                message: "\(identifier) is not a time zone identifier of the tz database"))
         }
         if let current = try profile(user: user, db: db), current.timeZone == identifier {
             return Outcome(reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: current, now: now))

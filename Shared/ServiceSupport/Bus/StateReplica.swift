@@ -159,7 +159,7 @@ public final class StateReplica {
 
     /// The user's zone for local days and hours; UTC until they set one.
     public func timeZone(user: String) -> TimeZone {
-        engine.model.profiles[user].flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
+        engine.model.profiles[user].flatMap { UserTimeZone.zone(named: $0.timeZone) } ?? .gmt
     }
 
 }
