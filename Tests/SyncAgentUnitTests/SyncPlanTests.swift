@@ -109,6 +109,28 @@ import WidgetBusProtocol
         #expect(plan.isFinished)
     }
 
+    @Test func passesInHandHaveTheShutdownGraceThenAreCancelled() {
+        var plan = makePlan(concurrency: 2)
+        #expect(started(plan.handle(.sweepFound(["ann", "bea"]), now: start)) == ["ann", "bea"])
+        let shutdown = plan.handle(.shutdown, now: start)
+        #expect(shutdown.compactMap { if case .endGrace(let delay) = $0 { delay } else { nil } } == [SyncPlan.shutdownGrace])
+        #expect(plan.handle(.shutdown, now: start).isEmpty, "a second signal changes nothing")
+
+        _ = plan.handle(.finished(user: "ann", result("ann")), now: start)  // one finished within the grace
+        let over = plan.handle(.shutdownGraceOver, now: start)
+        #expect(over.contains { if case .cancelPasses = $0 { true } else { false } }, "bea's pass is cut short")
+        let cut = plan.handle(.finished(user: "bea", result("bea", failed: true)), now: start)
+        #expect(results(cut).map(\.result.user) == ["bea"] && started(cut).isEmpty)
+        #expect(plan.isFinished)
+    }
+
+    @Test func aShutdownWithNoPassInHandNeedsNoGrace() {
+        var plan = makePlan()
+        #expect(plan.handle(.shutdown, now: start).isEmpty)
+        #expect(plan.isFinished)
+        #expect(plan.handle(.shutdownGraceOver, now: start).isEmpty)
+    }
+
     @Test func oneSweepAtATime() {
         var plan = makePlan()
         #expect(plan.handle(.sweepDue, now: start).count == 1)

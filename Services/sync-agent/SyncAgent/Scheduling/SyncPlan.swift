@@ -12,8 +12,15 @@ import WidgetBusProtocol
 /// (``SyncBackoff``) and sweeps and foreground triggers skip them until the retry is due, while
 /// an explicit `SyncRequest` always runs; a retried `SyncRequest` (same id, new route) is answered
 /// once, on its newest route. After ``Event/shutdown`` no pass starts, queued requests are
-/// answered `unavailable`, and the plan is finished once the passes in hand have reported.
+/// answered `unavailable`, the passes in hand have ``shutdownGrace`` to finish before they are
+/// cancelled (a pass cut short acknowledges nothing, so its records stay pending for the next
+/// start), and the plan is finished once they have all reported.
 struct SyncPlan {
+    /// How long the passes in hand may go on after a shutdown: short enough that sync-agent stops
+    /// within two seconds whatever its database is doing, long enough for a pass against a healthy
+    /// one to finish.
+    static let shutdownGrace: Duration = .seconds(1)
+
     enum Event: Sendable {
         case trigger(BusTrigger)
         case sweepDue
@@ -21,6 +28,8 @@ struct SyncPlan {
         case retryDue(user: String)
         case finished(user: String, SyncResult)
         case shutdown
+        /// ``shutdownGrace`` has passed since the shutdown.
+        case shutdownGraceOver
     }
 
     enum Action: Sendable {
@@ -32,6 +41,10 @@ struct SyncPlan {
         case deliver(BusDelivery)
         /// Report ``Event/retryDue(user:)`` after `delay`.
         case retry(user: String, after: Duration)
+        /// Report ``Event/shutdownGraceOver`` after `delay`.
+        case endGrace(after: Duration)
+        /// Cancel the passes in hand; each still reports, as a failed pass.
+        case cancelPasses
     }
 
     private struct UserState {
@@ -105,7 +118,9 @@ struct SyncPlan {
         case .finished(let user, let result):
             actions += finished(user, result, now: now, jitter: jitter)
         case .shutdown:
+            guard !draining else { return [] }
             draining = true
+            if running > 0 { actions.append(.endGrace(after: Self.shutdownGrace)) }
             for user in ready {
                 let waiting = users[user]?.waiting ?? []
                 users[user]?.waiting = []
@@ -115,6 +130,8 @@ struct SyncPlan {
                 }
             }
             ready.removeAll()
+        case .shutdownGraceOver:
+            return running > 0 ? [.cancelPasses] : []
         }
         return actions + startReadyPasses()
     }

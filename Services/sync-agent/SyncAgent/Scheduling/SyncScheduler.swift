@@ -17,7 +17,9 @@ import WidgetBusProtocol
 /// back through the same stream), deliveries to the bus.
 ///
 /// On graceful shutdown (``Event/shutdown``) it starts no new pass, answers queued requests with
-/// `unavailable`, waits for the passes in hand to finish and returns.
+/// `unavailable`, gives the passes in hand ``SyncPlan/shutdownGrace`` to finish, cancels the rest
+/// and returns. The target's schema is prepared beside the events, not before them, so a
+/// database that does not answer never holds up a shutdown.
 final class SyncScheduler {
     typealias Event = SyncPlan.Event
 
@@ -45,22 +47,25 @@ final class SyncScheduler {
     }
 
     func run() async {
-        do {
-            try await pass.prepareSchemaIfNeeded()
-            logger.info("sync target ready", metadata: ["widgetbus.target": "\(pass.target.description)"])
-        } catch {
-            logger.warning(
-                "sync target not ready; passes will retry creating the schema",
-                metadata: ["widgetbus.target": "\(pass.target.description)", "widgetbus.error": "\(error)"])
-        }
         await withDiscardingTaskGroup { group in
             let continuation = self.continuation
             let interval = sweepInterval
+            let pass = self.pass, logger = self.logger
+            // The schema first, then a sweep at once and every interval. (A pass a trigger starts
+            // meanwhile prepares the schema itself.)
             group.addTask {
-                repeat {
+                do {
+                    try await pass.prepareSchemaIfNeeded()
+                    logger.info("sync target ready", metadata: ["widgetbus.target": "\(pass.target.description)"])
+                } catch {
+                    logger.warning(
+                        "sync target not ready; passes will retry creating the schema",
+                        metadata: ["widgetbus.target": "\(pass.target.description)", "widgetbus.error": "\(error)"])
+                }
+                while !Task.isCancelled {
                     continuation.yield(.sweepDue)
                     try? await Task.sleep(for: interval)
-                } while !Task.isCancelled
+                }
             }
             for await event in events {
                 log(event)
@@ -95,6 +100,14 @@ final class SyncScheduler {
                 try? await Task.sleep(for: delay)
                 if !Task.isCancelled { continuation.yield(.retryDue(user: user)) }
             }
+        case .endGrace(let delay):
+            group.addTask {
+                try? await Task.sleep(for: delay)
+                if !Task.isCancelled { continuation.yield(.shutdownGraceOver) }
+            }
+        case .cancelPasses:
+            logger.info("sync passes cut short by the shutdown", metadata: ["widgetbus.running": "\(plan.running)"])
+            group.cancelAll()
         case .deliver(let delivery):
             if case .result(let result, _) = delivery { log(result, failures: plan.consecutiveFailures(of: result.user)) }
             deliver(delivery)
