@@ -61,6 +61,49 @@ struct BadInputTests {
         #expect(state.phase == .picker)
     }
 
+    /// A payload broken where no service looks is still `bad_json`, and its error reply echoes
+    /// nothing read from it; a repeated key keeps its first value; an absent body is a missing
+    /// field where the type reads one. PROTOCOL.md §8 step 3 and §9.
+    @Test func strictJSONWhereverTheFault() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        let before = try bus.send(.recordTension, user: "sam", body: #"{"level":3}"#)
+        let client = try RawClient(endpoint: bus.endpoint(.intents))
+        func intent(_ id: String, body: String = #"{"level":7}"#, extra: String = "") -> Data {
+            Data(#"{"version":1,"id":"\#(id)","type":"RecordTensionIntent","user":"sam","sentAt":"2026-11-22T10:00:00.000Z","body":\#(body)\#(extra)}"#.utf8)
+        }
+        let nested = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        // A broken two-byte sequence in a string no one reads.
+        let invalidUTF8 = Data(#"{"version":1,"id":"strict-utf8","type":"RecordTensionIntent","user":"sam","sentAt":"2026-11-22T10:00:00.000Z","body":{"level":7},"note":"caf"#.utf8)
+            + Data([0xC3, 0x28]) + Data(#""}"#.utf8)
+        let broken: [(String, Data)] = [
+            ("a trailing comma in an unread field", intent("strict-comma", extra: #","note":[1,2,]"#)),
+            ("a leading zero in an unread field", intent("strict-zero", extra: #","note":01"#)),
+            ("text after the value", intent("strict-after") + Data(" x".utf8)),
+            ("a second value after the first", intent("strict-second") + Data("{}".utf8)),
+            ("a lone surrogate in an unread string", intent("strict-surrogate", extra: #","note":"\ud800""#)),
+            ("513 levels deep in an unread field", intent("strict-deep", extra: #","note":"# + nested)),
+            ("invalid UTF-8 in an unread string", invalidUTF8),
+        ]
+        for (name, payload) in broken {
+            let reply = try #require(try client.errorReply(to: payload), "\(name): no error reply")
+            #expect(reply.body.code == .badJSON, "\(name): \(reply.body)")
+            #expect(reply.inReplyTo == nil && reply.user == nil, "\(name): a payload that is not JSON has no fields to echo")
+        }
+
+        let repeated = try #require(try client.errorReply(to: intent("strict-repeated", body: #"{"level":4,"level":7}"#)))
+        #expect(repeated.body.code == .invalidLevel, "the first of a repeated key counts: level 4")
+        #expect(repeated.inReplyTo == "strict-repeated" && repeated.user == "sam")
+        let noBody = Data(#"{"version":1,"id":"strict-nobody","type":"RecordTensionIntent","user":"sam","sentAt":"2026-11-22T10:00:00.000Z"}"#.utf8)
+        #expect(try client.errorReply(to: noBody)?.body.code == .missingField, "a type that reads a body needs one")
+        let resetWithoutBody = Data(#"{"version":1,"id":"strict-reset","type":"ResetWidgetIntent","user":"sam","sentAt":"2026-11-22T10:00:00.000Z"}"#.utf8)
+        let reset = try #require(try client.exchange([resetWithoutBody])?.first)
+        #expect(try bus.codec.decode(EnvelopeHeader.self, from: reset).type == "StateReply", "a type that reads no body needs none")
+
+        let after = try bus.send(.recordTension, user: "sam", body: #"{"level":7}"#)
+        #expect(after.version == before.version + 1, "none of them changed anything")
+    }
+
     @Test func timelineServiceAnswersBadRequestsWithCodes() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
