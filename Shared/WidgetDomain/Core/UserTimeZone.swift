@@ -16,8 +16,8 @@ public enum UserTimeZone {
     /// Whether `identifier` is the name Foundation gives a zone it made from an offset:
     /// `GMT+hhmm` or `GMT-hhmm`. (The tz database's own `Etc/GMT+5` and `GMT+0` are not.)
     private static func isFixedOffset(_ identifier: String) -> Bool {
-        let characters = Array(identifier.utf8)
-        return characters.count == 8 && identifier.hasPrefix("GMT") && (characters[3] == UInt8(ascii: "+") || characters[3] == UInt8(ascii: "-"))
-            && characters[4...].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let bytes = identifier.utf8
+        guard bytes.count == 8, identifier.hasPrefix("GMT+") || identifier.hasPrefix("GMT-") else { return false }
+        return bytes.dropFirst(4).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 }

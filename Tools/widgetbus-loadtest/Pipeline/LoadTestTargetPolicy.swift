@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where `widgetctl loadtest` may send load without `--allow-remote`: this machine (loopback
+/// Where `widgetbus-loadtest` may send load without `--allow-remote`: this machine (loopback
 /// addresses, `localhost`, ipc:// and inproc://) or a compose-internal service name — a
 /// single-label host name such as `intent-handler`, which only a container network (or a
 /// resolver's search domain: the reason this is a guard against mistakes, not a security
