@@ -22,6 +22,14 @@ struct SendCommand: ParsableCommand {
     @Option(help: "The message id (default: a new UUID). Reusing an id retries that message.")
     var id: String = UUID().uuidString.lowercased()
 
+    @Option(
+        help: """
+            After the reply, print this widget kind's timeline (e.g. TensionCheckWidget) as of the change: \
+            it asks timeline-service with the reply's `version` as its minimum version, so it never shows \
+            the widget from before the change.
+            """)
+    var timeline: String?
+
     @OptionGroup var options: RequestOptions
 
     func run() throws {
@@ -38,6 +46,12 @@ struct SendCommand: ParsableCommand {
             Console.line(String(decoding: reply, as: UTF8.self))
             if case .failure(let error) = try ReplyDecoding.decode(reply, as: JSONValue.self, codec: codec) {
                 throw RequestFailure.errorReply(error)
+            }
+            if let timeline {
+                // A reply without a version (AppForeground's) changed nothing a timeline shows.
+                let version = JSONFieldScanner(reply).object("body")?.unsignedInteger("version")
+                let timelineReply = try options.requestTimeline(of: timeline, user: user, minimumVersion: version, codec: codec)
+                try printBody(of: timelineReply, as: JSONValue.self, codec: codec)
             }
         }
     }

@@ -17,15 +17,31 @@ struct TimelineCommand: ParsableCommand {
     @Option(help: "The user whose timeline to print.")
     var user: String
 
+    @Option(
+        help: """
+            Answer only once the timeline reflects every change up to this version: the `version` of a \
+            StateReply or ProfileReply (read your own writes). timeline-service waits up to 1 s for it, \
+            then answers `unavailable`.
+            """)
+    var minimumVersion: UInt64?
+
     @OptionGroup var options: RequestOptions
 
     func run() throws {
         let codec = WireCodec()
         try reportingFailures {
-            let envelope = Envelope(
-                type: MessageType.timelineRequest.rawValue, user: user, body: JSONValue.object(["kind": .string(kind)]))
-            let reply = try options.send(envelope, to: BusEndpoint.timelines.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
+            let reply = try options.requestTimeline(of: kind, user: user, minimumVersion: minimumVersion, codec: codec)
             try printBody(of: reply, as: JSONValue.self, codec: codec)
         }
+    }
+}
+
+extension RequestOptions {
+    /// Asks timeline-service for `user`'s timeline of `kind`, at `minimumVersion` or later when given.
+    func requestTimeline(of kind: String, user: String, minimumVersion: UInt64?, codec: WireCodec) throws -> Data {
+        var body: [String: JSONValue] = ["kind": .string(kind)]
+        if let minimumVersion { body["minimumVersion"] = .number(Double(minimumVersion)) }
+        let envelope = Envelope(type: MessageType.timelineRequest.rawValue, user: user, body: JSONValue.object(body))
+        return try send(envelope, to: BusEndpoint.timelines.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
     }
 }

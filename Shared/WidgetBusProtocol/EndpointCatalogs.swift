@@ -49,14 +49,14 @@ public enum StateSnapshotCatalog: RequestBodyCatalog, Equatable {
 
 /// What timeline-service answers at `WIDGETBUS_TIMELINES`.
 public enum TimelinesCatalog: RequestBodyCatalog, Equatable {
-    case timeline(kind: WidgetKind)
+    case timeline(kind: WidgetKind, minimumVersion: UInt64?)
     case snapshot(topicPrefix: String)
     case ping
     case notServed
 
     public init(type: MessageType, rawType: String, in container: KeyedDecodingContainer<WireRequestKey>) throws {
         switch try RequestBody(type: type, rawType: rawType, in: container) {
-        case .timeline(let kind): self = .timeline(kind: kind)
+        case .timeline(let kind, let minimumVersion): self = .timeline(kind: kind, minimumVersion: minimumVersion)
         case .snapshot(let prefix): self = .snapshot(topicPrefix: prefix)
         case .ping: self = .ping
         default: self = .notServed

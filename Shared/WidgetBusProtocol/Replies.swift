@@ -210,6 +210,10 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
     /// For a kind that also shows metrics-ingest's aggregate (`StressMonitorWidget`), the metrics
     /// version it was built from (0: none yet); nil for the other kinds.
     public var metricsVersion: UInt64?
+    /// The version of the user's profile (their zone) it was built from (0: never set). With
+    /// `stateVersion` it names every change of the user's the timeline reflects, so a client can
+    /// tell whether its own write is in it.
+    public var profileVersion: UInt64
     /// The IANA zone the timeline's local days and hours were computed in.
     public var timeZone: String
     /// When the timeline was built: its `now`, and the date of its first entry.
@@ -217,13 +221,14 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
     public var timeline: WidgetTimeline
 
     public init(
-        kind: WidgetKind, user: String, stateVersion: UInt64, metricsVersion: UInt64? = nil, timeZone: String, generatedAt: Date,
-        timeline: WidgetTimeline
+        kind: WidgetKind, user: String, stateVersion: UInt64, metricsVersion: UInt64? = nil, profileVersion: UInt64 = 0,
+        timeZone: String, generatedAt: Date, timeline: WidgetTimeline
     ) {
         self.kind = kind
         self.user = user
         self.stateVersion = stateVersion
         self.metricsVersion = metricsVersion
+        self.profileVersion = profileVersion
         self.timeZone = timeZone
         self.generatedAt = generatedAt
         self.timeline = timeline
@@ -233,10 +238,12 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
     /// timeline-service publishes it anew; nil for a timeline that never runs out.
     public var validUntil: Date? { timeline.reloadDate }
 
-    private enum CodingKeys: String, CodingKey { case kind, user, stateVersion, metricsVersion, timeZone, generatedAt, validUntil }
+    private enum CodingKeys: String, CodingKey {
+        case kind, user, stateVersion, metricsVersion, profileVersion, timeZone, generatedAt, validUntil
+    }
 
-    /// Flat: `{"kind", "user", "stateVersion", "metricsVersion"?, "timeZone", "generatedAt",
-    /// "validUntil"?, "entries", "policy"}`. The wire's encoder writes exactly these bytes
+    /// Flat: `{"kind", "user", "stateVersion", "metricsVersion"?, "profileVersion", "timeZone",
+    /// "generatedAt", "validUntil"?, "entries", "policy"}`. The wire's encoder writes exactly these bytes
     /// directly (``writeWireJSON(to:)``): timelines are the pipeline's largest encoding.
     public func encode(to encoder: any Encoder) throws {
         if let wire = encoder as? WireEncodingNode {
@@ -249,6 +256,7 @@ public struct TimelineBody: Encodable, Sendable, Equatable {
         try container.encode(user, forKey: .user)
         try container.encode(stateVersion, forKey: .stateVersion)
         try container.encodeIfPresent(metricsVersion, forKey: .metricsVersion)
+        try container.encode(profileVersion, forKey: .profileVersion)
         try container.encode(timeZone, forKey: .timeZone)
         try container.encode(generatedAt, forKey: .generatedAt)
         try container.encodeIfPresent(validUntil, forKey: .validUntil)
@@ -261,6 +269,7 @@ public struct DecodedTimelineBody<Content: Codable & Sendable & Equatable>: Deco
     public var user: String
     public var stateVersion: UInt64
     public var metricsVersion: UInt64?
+    public var profileVersion: UInt64
     public var timeZone: String
     public var generatedAt: Date
     public var validUntil: Date?

@@ -22,7 +22,8 @@ public typealias Request = EndpointRequest<RequestBody>
 public enum RequestBody: Sendable, Equatable {
     case intent(WidgetIntent)
     case setTimeZone(identifier: String)
-    case timeline(kind: WidgetKind)
+    /// A timeline, answered once it reflects every change up to `minimumVersion` when given.
+    case timeline(kind: WidgetKind, minimumVersion: UInt64? = nil)
     case snapshot(topicPrefix: String)
     case appForeground
     case pendingRecords
@@ -62,7 +63,15 @@ public struct AcknowledgeRecordsBody: Codable, Sendable, Equatable {
 
 public struct TimelineRequestBody: Codable, Sendable, Equatable {
     public var kind: WidgetKind
-    public init(kind: WidgetKind) { self.kind = kind }
+    /// Read your own writes: the `version` of a `StateReply` or `ProfileReply`. The timeline is
+    /// answered only once it reflects every change up to that version (or `unavailable` after a
+    /// bounded wait); nil answers at once with what timeline-service has.
+    public var minimumVersion: UInt64?
+
+    public init(kind: WidgetKind, minimumVersion: UInt64? = nil) {
+        self.kind = kind
+        self.minimumVersion = minimumVersion
+    }
 }
 
 public struct SnapshotRequestBody: Codable, Sendable, Equatable {
@@ -172,7 +181,8 @@ extension RequestBody: RequestBodyCatalog {
         case .setTimeZone:
             self = .setTimeZone(identifier: try container.decode(SetTimeZoneBody.self, forKey: .body).timeZone)
         case .timelineRequest:
-            self = .timeline(kind: try container.decode(TimelineRequestBody.self, forKey: .body).kind)
+            let body = try container.decode(TimelineRequestBody.self, forKey: .body)
+            self = .timeline(kind: body.kind, minimumVersion: body.minimumVersion)
         case .snapshotRequest:
             self = .snapshot(topicPrefix: try container.decode(SnapshotRequestBody.self, forKey: .body).prefix)
         case .appForeground:

@@ -141,7 +141,7 @@ extension TimelineBody {
     init<Content>(_ decoded: DecodedTimelineBody<Content>, _ wrap: (Timeline<Content>) -> WidgetTimeline) {
         self.init(
             kind: decoded.kind, user: decoded.user, stateVersion: decoded.stateVersion, metricsVersion: decoded.metricsVersion,
-            timeZone: decoded.timeZone, generatedAt: decoded.generatedAt,
+            profileVersion: decoded.profileVersion, timeZone: decoded.timeZone, generatedAt: decoded.generatedAt,
             timeline: wrap(Timeline(entries: decoded.entries, policy: decoded.policy)))
     }
 }

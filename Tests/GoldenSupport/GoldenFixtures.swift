@@ -360,7 +360,7 @@ struct TimelineSpec: Sendable, Hashable, CustomStringConvertible {
         return TimelineBody(
             kind: kind, user: GoldenFixtures.user, stateVersion: state == nil ? 0 : GoldenFixtures.versions[kind.app]!,
             metricsVersion: kind.showsMetrics ? (metrics == nil ? 0 : GoldenFixtures.metricsVersion) : nil,
-            timeZone: zone, generatedAt: GoldenFixtures.now,
+            profileVersion: zone == GoldenFixtures.utc ? 0 : GoldenFixtures.profileVersion, timeZone: zone, generatedAt: GoldenFixtures.now,
             timeline: (state ?? .initial(for: kind.app)).timeline(
                 for: kind, now: GoldenFixtures.now, timeZone: GoldenFixtures.timeZone(zone), metrics: metrics))
     }

@@ -82,6 +82,48 @@ import ZeroMQ
             return timeline
         }
 
+        /// Asks for `user`'s Tension Check timeline as request `id`, at `minimumVersion` when given.
+        func askTimeline(id: String, user: String, minimumVersion: UInt64? = nil) throws {
+            try client.send([
+                try codec.encode(
+                    Envelope(
+                        id: id, type: MessageType.timelineRequest.rawValue, user: user,
+                        body: TimelineRequestBody(kind: .tensionCheck, minimumVersion: minimumVersion)))
+            ])
+        }
+
+        /// The replies to `client` until the `Pong` of a `Ping` sent now: the service answers in
+        /// arrival order, so these are all it answered before reading the ping.
+        func repliesBeforeAPing() throws -> [JSONFieldScanner] {
+            try client.send([try codec.encode(Envelope(id: "ping-\(UUID())", type: MessageType.ping.rawValue, body: EmptyBody()))])
+            var replies: [JSONFieldScanner] = []
+            // The clock stands still: a waiting request's time does not run out here.
+            let ponged = try bus.turns(moving: clock, by: 0, limit: 100) {
+                while let reply = try client.receiveMessage(dontWait: true).flatMap({ $0.last.map(JSONFieldScanner.init) }) {
+                    if reply.string("type") == MessageType.pong.rawValue { return true }
+                    replies.append(reply)
+                }
+                return false
+            }
+            #expect(ponged, "the service answers a ping")
+            return replies
+        }
+
+        /// The next reply to `client`, running turns that move the clock by `step`.
+        func nextReply(movingClockBy step: TimeInterval) throws -> JSONFieldScanner? {
+            var reply: JSONFieldScanner?
+            _ = try bus.turns(moving: clock, by: step, limit: 100) {
+                reply = try client.receiveMessage(dontWait: true).flatMap { $0.last.map(JSONFieldScanner.init) }
+                return reply != nil
+            }
+            return reply
+        }
+
+        /// Publishes intent-handler's event `body` of `type` on `topic`.
+        func publishState(topic: String, type: MessageType, _ body: some Encodable & Sendable) throws {
+            try statePublisher.send([Data(topic.utf8), try codec.encode(Envelope(type: type.rawValue, body: body))])
+        }
+
         /// Answers the snapshot request waiting on `router` with `body`.
         func answerSnapshot(on router: ZMQSocket, type: MessageType, _ body: some Encodable & Sendable) throws {
             var request: RoutedMessage?
@@ -149,5 +191,43 @@ import ZeroMQ
         ])
         let next = try #require(try harness.nextTimeline())
         #expect(next.string("causedBy") == "intent-5" && next.object("timeline")?.unsignedInteger("stateVersion") == 5)
+    }
+
+    @Test func aTimelineAskedAtAVersionWaitsUntilTheReplicaHasItOrAnswersUnavailableAfterTheWait() throws {
+        let harness = try Harness()
+        let epoch = "00000000000000b1"
+        try harness.answerSnapshot(
+            on: harness.stateSnapshots, type: .snapshotReply, SnapshotBody(epoch: epoch, sequence: 4, states: [Self.tension("ann", version: 4)]))
+        _ = try #require(try harness.nextTimeline(), "synced")
+
+        // Version 4 is in the replica: answered at once, like a request with no version.
+        try harness.askTimeline(id: "at-4", user: "ann", minimumVersion: 4)
+        let atOnce = try harness.repliesBeforeAPing()
+        #expect(atOnce.map { $0.string("inReplyTo") } == ["at-4"])
+        #expect(atOnce.first?.object("body")?.unsignedInteger("profileVersion") == 0)
+
+        // Ann's zone change is acknowledged as version 6 before its event arrives: the request
+        // for it waits, through an event that brings only version 5.
+        try harness.askTimeline(id: "at-6", user: "ann", minimumVersion: 6)
+        #expect(try harness.repliesBeforeAPing().isEmpty, "version 6 is not in the replica yet")
+        try harness.publishState(
+            topic: Topic.state(app: .tensionCheck, user: "bob"), type: .stateChanged,
+            StateChangedBody(epoch: epoch, sequence: 5, causedBy: "intent-5", record: Self.tension("bob", version: 5)))
+        #expect(try harness.repliesBeforeAPing().isEmpty, "version 5 is not enough")
+        try harness.publishState(
+            topic: Topic.profile(user: "ann"), type: .profileChanged,
+            ProfileChangedBody(epoch: epoch, sequence: 6, causedBy: "zone-6", profile: UserProfile(user: "ann", timeZone: "Asia/Tokyo", version: 6)))
+        let answered = try #require(try harness.nextReply(movingClockBy: 0))
+        #expect(answered.string("inReplyTo") == "at-6")
+        let body = try #require(answered.object("body"))
+        #expect(body.unsignedInteger("profileVersion") == 6 && body.string("timeZone") == "Asia/Tokyo")
+
+        // A version that never comes: nothing until the wait is over, then `unavailable`.
+        try harness.askTimeline(id: "at-99", user: "ann", minimumVersion: 99)
+        harness.clock.advance(by: WaitingTimelineRequests.longestWait / 2)
+        #expect(try harness.repliesBeforeAPing().isEmpty, "still within its wait")
+        let refused = try #require(try harness.nextReply(movingClockBy: WaitingTimelineRequests.longestWait / 4))
+        #expect(refused.string("inReplyTo") == "at-99" && refused.string("type") == MessageType.error.rawValue)
+        #expect(refused.object("body")?.string("code") == ErrorCode.unavailable.rawValue)
     }
 }

@@ -41,7 +41,10 @@ struct EndpointCatalogTests {
 
     @Test func aServedRequestKeepsWhatItsBodySays() throws {
         let timeline = try TimelinesRequest.decode(payload(.timelineRequest, body: #"{"kind":"DietProgressWidget"}"#), codec: codec)
-        #expect(timeline.body == .timeline(kind: .dietProgress) && timeline.user == "alice")
+        #expect(timeline.body == .timeline(kind: .dietProgress, minimumVersion: nil) && timeline.user == "alice")
+        let reading = try TimelinesRequest.decode(
+            payload(.timelineRequest, body: #"{"kind":"DietProgressWidget","minimumVersion":17}"#), codec: codec)
+        #expect(reading.body == .timeline(kind: .dietProgress, minimumVersion: 17))
         let intent = try IntentsRequest.decode(payload(.recordTension, body: #"{"level":10}"#), codec: codec)
         #expect(intent.body == .intent(.tensionCheck(.recordTension(level: 10))))
     }

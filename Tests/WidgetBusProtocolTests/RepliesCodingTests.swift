@@ -85,7 +85,7 @@ struct RepliesCodingTests {
 
     static func timelineBody(_ state: TensionCheckState) -> TimelineBody {
         TimelineBody(
-            kind: .tensionCheck, user: "alice", stateVersion: 5, timeZone: "UTC", generatedAt: Wire.now,
+            kind: .tensionCheck, user: "alice", stateVersion: 5, profileVersion: 3, timeZone: "UTC", generatedAt: Wire.now,
             timeline: WidgetState.tensionCheck(state).timeline(for: .tensionCheck, now: Wire.now, timeZone: .gmt))
     }
 
@@ -93,8 +93,8 @@ struct RepliesCodingTests {
         let data = try codec.encode(Self.timelineBody(.initial))
         #expect(text(data) == """
             {"entries":[{"date":"2026-11-22T09:30:00.000Z","phase":"picker"}],"generatedAt":"2026-11-22T09:30:00.000Z",\
-            "kind":"TensionCheckWidget","policy":{"date":"2026-11-22T10:00:00.000Z","type":"after"},"stateVersion":5,\
-            "timeZone":"UTC","user":"alice","validUntil":"2026-11-22T10:00:00.000Z"}
+            "kind":"TensionCheckWidget","policy":{"date":"2026-11-22T10:00:00.000Z","type":"after"},"profileVersion":3,\
+            "stateVersion":5,"timeZone":"UTC","user":"alice","validUntil":"2026-11-22T10:00:00.000Z"}
             """)
     }
 
@@ -107,7 +107,7 @@ struct RepliesCodingTests {
         let expected = TensionCheckTimelinePolicy.timeline(for: state, now: Wire.now)
         #expect(decoded.kind == .tensionCheck)
         #expect(decoded.user == "alice")
-        #expect(decoded.stateVersion == 5)
+        #expect(decoded.stateVersion == 5 && decoded.profileVersion == 3)
         #expect(decoded.timeZone == "UTC" && decoded.generatedAt == Wire.now && decoded.validUntil == expected.reloadDate)
         #expect(decoded.entries == expected.entries)
         #expect(decoded.policy == expected.policy)
@@ -118,7 +118,9 @@ struct RepliesCodingTests {
         let object = try jsonObject(try codec.encode(body))
         #expect(Set(object.keys) == ["epoch", "sequence", "causedBy", "timeline"])
         let timeline = try #require(object["timeline"] as? [String: Any])
-        #expect(Set(timeline.keys) == ["kind", "user", "stateVersion", "timeZone", "generatedAt", "validUntil", "entries", "policy"])
+        #expect(Set(timeline.keys) == [
+            "kind", "user", "stateVersion", "profileVersion", "timeZone", "generatedAt", "validUntil", "entries", "policy",
+        ])
 
         let uncaused = TimelineChangedBody(epoch: "0123456789abcdef", sequence: 4, causedBy: nil, timeline: Self.timelineBody(.initial))
         #expect(try jsonObject(try codec.encode(uncaused))["causedBy"] == nil)

@@ -31,6 +31,8 @@ struct RequestDecodingTests {
         (.resetWidget, #"{}"#, .intent(.tensionCheck(.resetWidget))),
         (.setTimeZone, #"{"timeZone":"Europe/Paris"}"#, .setTimeZone(identifier: "Europe/Paris")),
         (.timelineRequest, #"{"kind":"TensionCheckWidget"}"#, .timeline(kind: .tensionCheck)),
+        (.timelineRequest, #"{"kind":"TensionCheckWidget","minimumVersion":null}"#, .timeline(kind: .tensionCheck)),
+        (.timelineRequest, #"{"kind":"JitterWidget","minimumVersion":42}"#, .timeline(kind: .jitter, minimumVersion: 42)),
         (.snapshotRequest, #"{"prefix":"state.tensionCheck."}"#, .snapshot(topicPrefix: "state.tensionCheck.")),
         (.pendingRecordsRequest, #"{}"#, .pendingRecords),
         (.ping, #"{}"#, .ping),
@@ -201,6 +203,9 @@ struct RequestDecodingTests {
         requestJSON(sentAt: #""yesterday""#),
         requestJSON(sentAt: #""2026-13-45T99:00:00Z""#),
         requestJSON(type: #""TimelineRequest""#, body: #"{"kind":"NoSuchWidget"}"#),
+        requestJSON(type: #""TimelineRequest""#, body: #"{"kind":"JitterWidget","minimumVersion":-1}"#),
+        requestJSON(type: #""TimelineRequest""#, body: #"{"kind":"JitterWidget","minimumVersion":"5"}"#),
+        requestJSON(type: #""TimelineRequest""#, body: #"{"kind":"JitterWidget","minimumVersion":1.5}"#),
     ])
     func impossibleValue(json: String) {
         #expect(refusal(json) == .invalidField)

@@ -137,19 +137,18 @@ def expect_reply(reply, type_, request):
     return reply["body"]
 
 
-def fetch_timeline(timelines, user, kind, min_state_version):
-    """TimelineRequest, retried while timeline-service answers `unavailable` (not synced yet) or
-    has not yet applied the state change we caused (stateVersion is behind ours)."""
+def fetch_timeline(timelines, user, kind, version):
+    """TimelineRequest at `minimumVersion` = the version of our own write: timeline-service
+    answers once its timeline reflects it. Asked again while it answers `unavailable` (it is
+    still starting, or did not reach the version within its one-second wait)."""
     deadline = time.monotonic() + 10
     while True:
-        request = envelope("TimelineRequest", user=user, body={"kind": kind})
+        request = envelope("TimelineRequest", user=user, body={"kind": kind, "minimumVersion": version})
         reply = timelines.request(request)
-        if reply.get("type") == "Error" and reply["body"].get("code") == "unavailable":
-            pass
-        else:
+        if reply.get("type") != "Error" or reply["body"].get("code") != "unavailable":
             body = expect_reply(reply, "TimelineReply", request)
-            if body["stateVersion"] >= min_state_version:
-                return body
+            expect(body["stateVersion"] >= version, "the timeline does not show our change")
+            return body
         expect(time.monotonic() < deadline, "timeline-service did not catch up within 10 s")
         time.sleep(0.1)
 
@@ -187,7 +186,7 @@ def main():
         expect(completed["checkInId"] == phase["checkInId"], "completed a different check-in")
         print(f"marked done: phase completed until {completed['resetAt']} (state version {state['version']})")
 
-        # 4. The widget's timeline, once timeline-service has seen our change.
+        # 4. The widget's timeline as of our change (read your own writes).
         timeline = fetch_timeline(timelines, user, "TensionCheckWidget", state["version"])
         expect(timeline["kind"] == "TensionCheckWidget" and timeline["user"] == user, "timeline of another widget")
         entries = timeline["entries"]

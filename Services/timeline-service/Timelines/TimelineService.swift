@@ -60,15 +60,31 @@ public struct TimelineService: BusService {
                 }
             }
         }
+        // What the replicas took this turn is published before a request is answered, so a
+        // timeline snapshot never shows more than the sequence it reports. A timeline asked at a
+        // version the replica has not reached waits for it (read your own writes).
+        let clock = bus.clock
+        var waiting = WaitingTimelineRequests()
+        let replier = try bus.requests(at: configuration.timelinesEndpoint, as: TimelinesRequest.self) { request, message in
+            try publish(replicas.takeChanges(), now: clock.now)
+            guard case .timeline(let kind, let minimumVersion?) = request.body, !builder.hasReached(minimumVersion, for: kind) else {
+                return try builder.reply(to: request, lastSequence: publisher.lastSequence)
+            }
+            guard !waiting.isFull else { return builder.notReachedReply(to: request, minimumVersion: minimumVersion, waiting: true) }
+            waiting.add(request, kind: kind, minimumVersion: minimumVersion, route: message.route, now: clock.now)
+            return nil
+        }
         bus.afterMessages { now in
             try publish(replicas.takeChanges(), now: now)
+            for request in waiting.takeAnswerable({ builder.hasReached($0.minimumVersion, for: $0.kind) }) {
+                try replier.send(builder.reply(to: request.request, lastSequence: publisher.lastSequence), to: request.route)
+            }
         }
-        // What the replicas took this turn is published before a request is answered, so a
-        // timeline snapshot never shows more than the sequence it reports.
-        let clock = bus.clock
-        try bus.requests(at: configuration.timelinesEndpoint, as: TimelinesRequest.self) { request, _ in
-            try publish(replicas.takeChanges(), now: clock.now)
-            return try builder.reply(to: request, lastSequence: publisher.lastSequence)
+        bus.timer(dueAt: { waiting.nextDeadline }) { now in
+            for request in waiting.takeExpired(at: now) {
+                try replier.send(
+                    builder.notReachedReply(to: request.request, minimumVersion: request.minimumVersion, waiting: false), to: request.route)
+            }
         }
         // A widget published again since it was scheduled has a later date: only those that
         // really ran out come due.
@@ -97,12 +113,27 @@ struct TimelineResponder {
     /// The publisher's epoch, carried by its events and timeline snapshots.
     let epoch: String
 
+    /// Whether a timeline of `kind` can be answered reflecting every change of intent-handler's
+    /// up to `version`: the kind is ready and the state replica has applied that version.
+    func hasReached(_ version: UInt64, for kind: WidgetKind) -> Bool {
+        replicas.isReady(kind) && replicas.state.sequence >= version
+    }
+
+    /// The `unavailable` reply to a timeline request whose `minimumVersion` was not reached:
+    /// after its wait, or at once when too many requests wait already.
+    func notReachedReply(to request: TimelinesRequest, minimumVersion: UInt64, waiting: Bool) -> Data {
+        let why = waiting ? "too many requests wait for a version already" : "not within \(WaitingTimelineRequests.longestWait) s"
+        return codec.errorReply(
+            to: request.id, user: request.user, code: .unavailable,
+            message: "timeline-service has not reached version \(minimumVersion) (it is at \(replicas.state.sequence)): \(why); retry shortly")
+    }
+
     /// The reply to `request`; `lastSequence` is the publisher's, which a timeline snapshot reflects.
     func reply(to request: TimelinesRequest, lastSequence: UInt64) throws -> Data {
         switch request.body {
         case .ping:
             return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
-        case .timeline(let kind):
+        case .timeline(let kind, _):
             guard replicas.isReady(kind) else {
                 let owners = kind.showsMetrics ? "intent-handler and metrics-ingest" : "intent-handler"
                 return codec.errorReply(

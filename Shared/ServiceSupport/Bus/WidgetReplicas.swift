@@ -73,14 +73,16 @@ public final class WidgetReplicas {
 
     /// The timeline of `kind` for `user` as of `now`, in the user's zone, with their metrics for
     /// a kind that shows them (``WidgetState/timeline(for:now:timeZone:metrics:)``); a user with
-    /// no state gets the initial state's (version 0), one never measured no metrics (version 0).
+    /// no state gets the initial state's (version 0), one never measured no metrics (version 0),
+    /// one who never set a zone UTC (profile version 0).
     public func timeline(kind: WidgetKind, user: String, now: Date = Date()) -> TimelineBody {
         let record = state.record(user: user, app: kind.app)
         let measured = kind.showsMetrics ? metrics.record(user: user) : nil
+        let profile = state.profiles[user]
         return TimelineBody(
             kind: kind, user: user, stateVersion: record?.version ?? 0,
-            metricsVersion: kind.showsMetrics ? measured?.version ?? 0 : nil,
-            timeZone: state.profiles[user]?.timeZone ?? UserProfile.defaultTimeZone, generatedAt: now,
+            metricsVersion: kind.showsMetrics ? measured?.version ?? 0 : nil, profileVersion: profile?.version ?? 0,
+            timeZone: profile?.timeZone ?? UserProfile.defaultTimeZone, generatedAt: now,
             timeline: (record?.state ?? .initial(for: kind.app)).timeline(
                 for: kind, now: now, timeZone: state.timeZone(user: user), metrics: measured?.aggregate))
     }

@@ -11,8 +11,8 @@ import WidgetDomain
 // content type writes the entry's `date` in its sorted place among its own fields.
 
 extension TimelineBody {
-    /// `{"entries", "generatedAt", "kind", "metricsVersion"?, "policy", "stateVersion",
-    /// "timeZone", "user", "validUntil"?}`, as ``encode(to:)`` defines it.
+    /// `{"entries", "generatedAt", "kind", "metricsVersion"?, "policy", "profileVersion",
+    /// "stateVersion", "timeZone", "user", "validUntil"?}`, as ``encode(to:)`` defines it.
     func writeWireJSON(to writer: inout WireJSONWriter) throws {
         try writer.object { writer in
             writer.key("entries")
@@ -29,6 +29,7 @@ extension TimelineBody {
             writer.field("metricsVersion", ifPresent: metricsVersion)
             writer.key("policy")
             policy.writeWireJSON(to: &writer)
+            writer.field("profileVersion", profileVersion)
             writer.field("stateVersion", stateVersion)
             writer.field("timeZone", timeZone)
             writer.field("user", user)

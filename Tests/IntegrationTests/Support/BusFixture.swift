@@ -160,14 +160,15 @@ final class BusFixture {
     }
 
     /// The timeline `widgetctl timeline` prints, once timeline-service reflects `atLeastVersion`
-    /// (and at least `metricsVersion`).
+    /// (asked as its minimum version) and at least `metricsVersion`. It is asked again while
+    /// timeline-service is starting (`unavailable`) and until the metrics arrive.
     func timeline<Content: Codable & Sendable & Equatable>(
         _ kind: WidgetKind, user: String, as content: Content.Type, atLeastVersion version: UInt64 = 0,
         metricsVersion: UInt64 = 0
     ) throws -> DecodedTimelineBody<Content> {
         var latest: DecodedTimelineBody<Content>?
         try waitUntil("timeline of \(kind.rawValue) for \(user) reaches version \(version)/\(metricsVersion)", timeout: 10) {
-            let result = try widgetctl("timeline", kind.rawValue, "--user", user)
+            let result = try widgetctl("timeline", kind.rawValue, "--user", user, "--minimum-version", "\(version)")
             guard result.status == 0 else { return false }
             latest = try codec.decode(DecodedTimelineBody<Content>.self, from: result.stdoutData)
             return latest!.stateVersion >= version && latest!.metricsVersion ?? 0 >= metricsVersion

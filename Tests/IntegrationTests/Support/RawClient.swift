@@ -24,7 +24,17 @@ final class RawClient {
 
     /// Sends `frames` after the empty delimiter and returns the reply's payload frames.
     func exchange(_ frames: [Data]) throws -> [Data]? {
+        try send(frames)
+        return try receive()
+    }
+
+    /// Sends `frames` after the empty delimiter, for a reply taken later by ``receive()``.
+    func send(_ frames: [Data]) throws {
         try socket.send([Data()] + frames)
+    }
+
+    /// The payload frames of the next reply; nil after 5 s without one.
+    func receive() throws -> [Data]? {
         guard let reply = try socket.receiveMessage() else { return nil }
         return Array(reply.drop { $0.isEmpty })
     }

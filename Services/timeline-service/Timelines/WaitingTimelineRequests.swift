@@ -1,0 +1,63 @@
+import Foundation
+import WidgetBusProtocol
+import WidgetDomain
+
+/// Timeline requests that asked to read their own writes (a `minimumVersion`) before
+/// timeline-service's state replica reached that version. intent-handler acknowledges a change
+/// before its event reaches the replica, so such a request waits here instead of being answered
+/// with a timeline that does not show the change: it is answered on the first turn the replica
+/// has the version, or `unavailable` once it has waited ``longestWait``.
+///
+/// The wait is bounded by time and by count, so a request for a version that never comes (a
+/// mistyped number, a replaced store) costs the service nothing lasting. Owned by the bus's thread.
+struct WaitingTimelineRequests {
+    struct Waiting {
+        let request: TimelinesRequest
+        let kind: WidgetKind
+        let minimumVersion: UInt64
+        /// The routing frames its reply goes back along.
+        let route: [Data]
+        let deadline: Date
+    }
+
+    /// How long a request waits for its version: under a client's usual 2-second reply timeout,
+    /// so the client hears `unavailable` rather than silence, and far above the replica's usual
+    /// lag of a few milliseconds.
+    static let longestWait: TimeInterval = 1
+    /// The most requests that wait at once; one more is answered `unavailable` at once.
+    static let capacity = 10_000
+
+    /// In arrival order, which is deadline order: each waits the same ``longestWait``.
+    private var waiting: [Waiting] = []
+
+    var isFull: Bool { waiting.count >= Self.capacity }
+    /// When the oldest waiting request runs out of time.
+    var nextDeadline: Date? { waiting.first?.deadline }
+
+    /// Adds a request that arrived at `now`.
+    mutating func add(_ request: TimelinesRequest, kind: WidgetKind, minimumVersion: UInt64, route: [Data], now: Date) {
+        waiting.append(
+            Waiting(
+                request: request, kind: kind, minimumVersion: minimumVersion, route: route,
+                deadline: now.addingTimeInterval(Self.longestWait)))
+    }
+
+    /// Takes the requests `isAnswerable` accepts, in arrival order.
+    mutating func takeAnswerable(_ isAnswerable: (Waiting) -> Bool) -> [Waiting] {
+        guard !waiting.isEmpty else { return [] }
+        var answerable: [Waiting] = []
+        waiting.removeAll { request in
+            guard isAnswerable(request) else { return false }
+            answerable.append(request)
+            return true
+        }
+        return answerable
+    }
+
+    /// Takes the requests whose wait ended at or before `now`.
+    mutating func takeExpired(at now: Date) -> [Waiting] {
+        let expired = waiting.prefix { $0.deadline <= now }
+        waiting.removeFirst(expired.count)
+        return Array(expired)
+    }
+}

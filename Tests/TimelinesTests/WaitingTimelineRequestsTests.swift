@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import WidgetBusProtocol
+
+@testable import Timelines
+
+@Suite struct WaitingTimelineRequestsTests {
+    static let start = Date(timeIntervalSince1970: 1_795_339_800)
+
+    static func request(_ id: String) -> TimelinesRequest {
+        TimelinesRequest(id: id, type: .timelineRequest, user: "ann", sentAt: start, body: .timeline(kind: .jitter, minimumVersion: 1))
+    }
+
+    @Test func requestsAreAnsweredWhenTheirVersionComesInArrivalOrderAndTheRestRunOutAfterTheWait() {
+        var waiting = WaitingTimelineRequests()
+        #expect(waiting.nextDeadline == nil)
+        for (offset, version) in [7, 5, 9, 5].enumerated() {
+            waiting.add(
+                Self.request("r\(offset)"), kind: .jitter, minimumVersion: UInt64(version), route: [],
+                now: Self.start.addingTimeInterval(Double(offset) / 10))
+        }
+        #expect(waiting.nextDeadline == Self.start.addingTimeInterval(WaitingTimelineRequests.longestWait))
+
+        // The replica reached version 6: the two that asked for 5 go, in the order they came.
+        #expect(waiting.takeAnswerable { $0.minimumVersion <= 6 }.map(\.request.id) == ["r1", "r3"])
+        #expect(waiting.takeAnswerable { $0.minimumVersion <= 6 }.isEmpty)
+
+        // The first still waiting ran out at its own deadline, the other not yet.
+        let firstDeadline = Self.start.addingTimeInterval(WaitingTimelineRequests.longestWait)
+        #expect(waiting.takeExpired(at: firstDeadline.addingTimeInterval(-0.001)).isEmpty)
+        #expect(waiting.takeExpired(at: firstDeadline).map(\.request.id) == ["r0"])
+        #expect(waiting.nextDeadline == Self.start.addingTimeInterval(0.2 + WaitingTimelineRequests.longestWait))
+        #expect(waiting.takeExpired(at: firstDeadline.addingTimeInterval(1)).map(\.request.id) == ["r2"])
+        #expect(waiting.nextDeadline == nil)
+    }
+
+    @Test func noMoreThanItsCapacityWait() {
+        var waiting = WaitingTimelineRequests()
+        for index in 0..<WaitingTimelineRequests.capacity {
+            #expect(!waiting.isFull)
+            waiting.add(Self.request("r\(index)"), kind: .jitter, minimumVersion: 1, route: [], now: Self.start)
+        }
+        #expect(waiting.isFull)
+        _ = waiting.takeAnswerable { $0.request.id == "r0" }
+        #expect(!waiting.isFull)
+    }
+}
