@@ -11,6 +11,8 @@ let package = Package(
         .executable(name: "sync-agent", targets: ["sync-agent"]),
         .executable(name: "metrics-ingest", targets: ["metrics-ingest"]),
         .executable(name: "widgetctl", targets: ["widgetctl"]),
+        // The five services and widgetctl in one binary, linked under each name: what the image ships.
+        .executable(name: "widgetbus-multicall", targets: ["widgetbus-multicall"]),
         // The load generator and end-to-end benchmarks: built here, never shipped in the image.
         .executable(name: "widgetbus-loadtest", targets: ["widgetbus-loadtest"]),
         // The libraries the micro-benchmarks in Benchmarks/ measure (a package of its own).
@@ -56,60 +58,58 @@ let package = Package(
             ],
             path: "Shared/ServiceSupport"
         ),
-        // Each service: its logic and wiring as a library (tested in-process), and a thin `@main`.
-        .target(name: "IntentHandling", dependencies: ["ServiceSupport"], path: "Services/intent-handler/IntentHandling"),
-        .executableTarget(
-            name: "intent-handler",
-            dependencies: ["IntentHandling", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Services/intent-handler/Main"
+        // Each service: its logic, wiring and command line as a library (tested in-process), and
+        // an executable of one line that runs the command.
+        .target(
+            name: "IntentHandling",
+            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/intent-handler/IntentHandling"
         ),
-        .target(name: "Timelines", dependencies: ["ServiceSupport"], path: "Services/timeline-service/Timelines"),
-        .executableTarget(
-            name: "timeline-service",
-            dependencies: ["Timelines", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Services/timeline-service/Main"
+        .executableTarget(name: "intent-handler", dependencies: ["IntentHandling"], path: "Services/intent-handler/Main"),
+        .target(
+            name: "Timelines",
+            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/timeline-service/Timelines"
         ),
-        .target(name: "Snapshots", dependencies: ["ServiceSupport"], path: "Services/snapshot-writer/Snapshots"),
-        .executableTarget(
-            name: "snapshot-writer",
-            dependencies: ["Snapshots", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Services/snapshot-writer/Main"
+        .executableTarget(name: "timeline-service", dependencies: ["Timelines"], path: "Services/timeline-service/Main"),
+        .target(
+            name: "Snapshots",
+            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/snapshot-writer/Snapshots"
         ),
+        .executableTarget(name: "snapshot-writer", dependencies: ["Snapshots"], path: "Services/snapshot-writer/Main"),
         .target(
             name: "SyncAgent",
             dependencies: [
                 "ServiceSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Services/sync-agent/SyncAgent"
         ),
-        .executableTarget(
-            name: "sync-agent",
-            dependencies: [
-                "SyncAgent", "ServiceSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Services/sync-agent/Main"
-        ),
+        .executableTarget(name: "sync-agent", dependencies: ["SyncAgent"], path: "Services/sync-agent/Main"),
         .target(
             name: "MetricsIngest",
             dependencies: [
                 "ServiceSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Services/metrics-ingest/MetricsIngest"
         ),
-        .executableTarget(
-            name: "metrics-ingest",
-            dependencies: ["MetricsIngest", "ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Services/metrics-ingest/Main"
-        ),
-        .executableTarget(
-            name: "widgetctl",
+        .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest"], path: "Services/metrics-ingest/Main"),
+        .target(
+            name: "WidgetctlCommands",
             dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Services/widgetctl"
+            path: "Services/widgetctl/Commands"
+        ),
+        .executableTarget(name: "widgetctl", dependencies: ["WidgetctlCommands"], path: "Services/widgetctl/Main"),
+        .executableTarget(
+            name: "widgetbus-multicall",
+            dependencies: ["IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "WidgetctlCommands"],
+            path: "Services/widgetbus-multicall"
         ),
         // Load generator and end-to-end benchmarks of running services (not a service, not shipped).
         .executableTarget(

@@ -6,9 +6,10 @@ import WidgetBusProtocol
 /// `deploy/docker-compose.yml` and `deploy/topology.env` checked against the services' own
 /// configuration, so that the deployment cannot drift from the code:
 ///
-/// - the services are the executable products of Package.swift (all but the tools: widgetctl and
-///   widgetbus-loadtest), in compose and in the local runner alike; the image ships the services
-///   and widgetctl, never the load generator;
+/// - the services are the executable products of Package.swift (all but the tools: widgetctl,
+///   widgetbus-loadtest and the multi-call binary), in compose and in the local runner alike; the
+///   image ships the services and widgetctl, as links to the multi-call binary, never the load
+///   generator;
 /// - what each service reads is what its `--help` lists (generated from the `EnvironmentSetting`
 ///   lists its command declares), and compose defines every one of those for it;
 /// - every endpoint of `BusEndpoint.all` is in topology.env, at its default port, hosted by the
@@ -25,8 +26,8 @@ struct DeploymentConfigurationTests {
     static let deploy = repository.appendingPathComponent("deploy")
     /// Compose services that are not WidgetBus executables run as daemons.
     static let auxiliaryServices: Set<String> = ["postgres", "widgetctl"]
-    /// Executable products that are tools, not services.
-    static let tools: Set<String> = ["widgetctl", "widgetbus-loadtest"]
+    /// Executable products that are tools, not services, and the binary the image runs them from.
+    static let tools: Set<String> = ["widgetctl", "widgetbus-loadtest", "widgetbus-multicall"]
 
     // MARK: - Tests
 
@@ -51,17 +52,24 @@ struct DeploymentConfigurationTests {
         #expect(runner.lines.first == "intent-handler", "the single writer starts first")
     }
 
-    @Test("the image builds and ships the services and widgetctl, and no load-test or benchmark binary")
+    @Test("the image ships the services and widgetctl as links to one stripped static binary, and no load-test or benchmark binary")
     func imageShipsOnlyWhatProductionRuns() throws {
         let dockerfile = try String(contentsOf: Self.deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
-        let products = try #require(dockerfile.firstMatch(of: /ARG PRODUCTS="([^"]*)"/), "the Dockerfile names the products it ships")
-        let shipped = products.1.split(separator: " ").map(String.init)
-        #expect(Set(shipped) == Set(try Self.serviceExecutables() + ["widgetctl"]))
-        #expect(shipped.count == Set(shipped).count)
+        #expect(dockerfile.contains("RUN --mount=type=cache,target=/src/.build deploy/stage-binaries.sh /staging/bin"))
+        let stage = try String(contentsOf: Self.deploy.appendingPathComponent("stage-binaries.sh"), encoding: .utf8)
+        #expect(stage.contains("--static-swift-stdlib") && stage.contains("-Xlinker --strip-all"), "static and stripped")
+        #expect(stage.contains("--product widgetbus-multicall") && stage.contains("widgetbus-multicall\" --list"))
+        // The names the multi-call binary answers to are the ones it is linked under.
+        let list = try Self.run(BusFixture.productsDirectory.appendingPathComponent("widgetbus-multicall"), ["--list"])
+        #expect(list.status == 0)
+        #expect(Set(list.lines) == Set(try Self.serviceExecutables() + ["widgetctl"]) && list.lines.count == Set(list.lines).count)
+
         let runtime = try #require(dockerfile.range(of: "# --- run"), "the runtime stage is marked")
         let runtimeStage = dockerfile[runtime.lowerBound...]
         #expect(!runtimeStage.contains("loadtest") && !runtimeStage.contains("Benchmarks"), "no load generator or benchmark in the image")
         #expect(runtimeStage.contains("COPY --from=build /staging/bin/ /usr/local/bin/"), "the image takes only what the build staged")
+        let install = try #require(runtimeStage.firstMatch(of: /apt-get install[^\n]*/)).0
+        #expect(!install.contains("tzdata"), "zones come from ICU's data in the binary, not the system's tz database")
     }
 
     @Test("compose defines every variable each service reads, from topology.env or its environment")
@@ -190,7 +198,6 @@ struct DeploymentConfigurationTests {
         let text = try String(contentsOf: Self.deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
         #expect(text.firstMatch(of: /ARG SWIFT_IMAGE=swift:6\.\d+-bookworm/) != nil)
         #expect(text.contains("ARG RUNTIME_IMAGE=debian:bookworm-slim"))
-        #expect(text.contains("--static-swift-stdlib"))
         #expect(text.contains("libzmq3-dev") && text.contains("libzmq5") && text.contains("libsqlite3-0"))
         #expect(text.contains("USER widgetbus"))
         #expect(FileManager.default.isExecutableFile(atPath: Self.deploy.appendingPathComponent("bin/widgetbus-connected").path))

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
-import IntentHandling
 import ServiceSupport
 import WidgetBusProtocol
 
-@main
-struct IntentHandlerCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The service's command line: `--help` lists the environment it reads; running it runs the
+/// service until SIGTERM. Its executable, and the image's multi-call binary, call ``main()``.
+public struct IntentHandlerCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "intent-handler",
         abstract: "Owns widget state: applies intents exactly once, commits, replies, publishes state events.",
         discussion: EnvironmentSetting.helpText([
@@ -15,7 +15,9 @@ struct IntentHandlerCommand: AsyncParsableCommand {
         ])
     )
 
-    func run() async throws {
+    public init() {}
+
+    public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "intent-handler")
         let configuration = try IntentHandlerService.Configuration(environment: ProcessInfo.processInfo.environment)
         let service = IntentHandlerService(configuration: configuration, logger: logger)

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 import ServiceSupport
-import Timelines
 import WidgetBusProtocol
 
-@main
-struct TimelineServiceCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The service's command line: `--help` lists the environment it reads; running it runs the
+/// service until SIGTERM. Its executable, and the image's multi-call binary, call ``main()``.
+public struct TimelineServiceCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "timeline-service",
         abstract: "Answers widget timeline requests and publishes every new timeline.",
         discussion: EnvironmentSetting.helpText([
@@ -16,7 +16,9 @@ struct TimelineServiceCommand: AsyncParsableCommand {
         ])
     )
 
-    func run() async throws {
+    public init() {}
+
+    public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "timeline-service")
         let service = TimelineService(
             configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)

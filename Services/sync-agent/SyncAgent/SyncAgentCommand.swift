@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 import ServiceSupport
-import SyncAgent
 
-@main
-struct SyncAgentCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The service's command line: `--help` lists the environment it reads; running it runs the
+/// service until SIGTERM. Its executable, and the image's multi-call binary, call ``main()``.
+public struct SyncAgentCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "sync-agent",
         abstract: "Pushes pending widget records to PostgreSQL/Supabase (default: embedded SQLite) exactly once per revision.",
         discussion: EnvironmentSetting.helpText(SyncAgentConfiguration.settings)
@@ -14,7 +14,9 @@ struct SyncAgentCommand: AsyncParsableCommand {
     @Flag(help: "Print the target schema (the SQL of deploy/postgres/001_widget_records.sql) and exit.")
     var printSchema = false
 
-    func run() async throws {
+    public init() {}
+
+    public func run() async throws {
         if printSchema {
             FileHandle.standardOutput.write(Data(TargetSchema.ddl.utf8))
             return

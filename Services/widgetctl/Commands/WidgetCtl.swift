@@ -3,9 +3,9 @@ import Foundation
 import ServiceSupport
 import WidgetBusProtocol
 
-@main
-struct WidgetCtl: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The publisher's command line. Its executable, and the image's multi-call binary, call ``main()``.
+public struct WidgetCtl: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "widgetctl",
         abstract: "Send intents to WidgetBus, read timelines, snapshots and sync results, and watch events.",
         discussion: EnvironmentSetting.helpText(BusEndpoint.all.map(\.setting)) + """
@@ -24,6 +24,8 @@ struct WidgetCtl: ParsableCommand {
             SyncCommand.self, SyncStatusCommand.self, IngestCommand.self, MetricsStatusCommand.self, PingCommand.self,
         ]
     )
+
+    public init() {}
 }
 
 /// Options every request-sending subcommand shares.

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 import ServiceSupport
-import Snapshots
 import WidgetBusProtocol
 
-@main
-struct SnapshotWriterCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The service's command line: `--help` lists the environment it reads; running it runs the
+/// service until SIGTERM. Its executable, and the image's multi-call binary, call ``main()``.
+public struct SnapshotWriterCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "snapshot-writer",
         abstract: "Keeps one JSON snapshot file per user and widget kind, written atomically, never stale.",
         discussion: EnvironmentSetting.helpText([
@@ -15,7 +15,9 @@ struct SnapshotWriterCommand: AsyncParsableCommand {
         ])
     )
 
-    func run() async throws {
+    public init() {}
+
+    public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "snapshot-writer")
         let service = SnapshotWriterService(
             configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)

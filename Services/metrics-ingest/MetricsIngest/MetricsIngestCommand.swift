@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
-import MetricsIngest
 import ServiceSupport
 import WidgetBusProtocol
 
-@main
-struct MetricsIngestCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The service's command line: `--help` lists the environment it reads; running it runs the
+/// service until SIGTERM. Its executable, and the image's multi-call binary, call ``main()``.
+public struct MetricsIngestCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "metrics-ingest",
         abstract: "Takes HRV, stress and RR samples pushed by wearables, keeps per-user aggregates, publishes their changes.",
         discussion: EnvironmentSetting.helpText([
@@ -15,7 +15,9 @@ struct MetricsIngestCommand: AsyncParsableCommand {
         ])
     )
 
-    func run() async throws {
+    public init() {}
+
+    public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "metrics-ingest")
         let service = MetricsIngestService(
             configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)

@@ -1,0 +1,3 @@
+import WidgetctlCommands
+
+WidgetCtl.main()
