@@ -18,7 +18,8 @@ struct LocalRunnerTests {
         let environment: [String: String]
         let ports: [Int]
 
-        init() throws {
+        /// - Parameter binDirectory: the executables it runs; the build's products by default.
+        init(binDirectory: URL = BusFixture.productsDirectory) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("widgetbus-local-\(UUID().uuidString)")
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WIDGETBUS_") }
             var ports: [Int] = []
@@ -28,7 +29,7 @@ struct LocalRunnerTests {
                 environment[variable] = "tcp://127.0.0.1:\(port)"
             }
             environment["WIDGETBUS_LOCAL_DIR"] = directory.path
-            environment["WIDGETBUS_BIN_DIR"] = BusFixture.productsDirectory.path
+            environment["WIDGETBUS_BIN_DIR"] = binDirectory.path
             environment["WIDGETBUS_START_TIMEOUT"] = "60"
             self.environment = environment
             self.ports = ports
@@ -99,6 +100,20 @@ struct LocalRunnerTests {
         #expect(topology.pids.isEmpty, "pid files left behind")
         let after = try topology.widgetbus("status")
         #expect(after.status == 3, "status after down should report nothing running: \(after.stdout)")
+    }
+
+    @Test("a bin directory of links to the multi-call binary, as the image has, runs the topology")
+    func linksToTheMultiCallBinary() throws {
+        let links = try MultiCallBinaryTests.links()
+        defer { try? FileManager.default.removeItem(at: links) }
+        let topology = try Topology(binDirectory: links)
+        let up = try topology.widgetbus("up")
+        try #require(up.status == 0, "widgetbus up failed (\(up.status)):\n\(up.stdout)\n\(up.stderr)")
+        let status = try topology.widgetbus("status")
+        #expect(status.status == 0, "every service answers: \(status.stdout) \(status.stderr)")
+        #expect(topology.pids.count == (try DeploymentConfigurationTests.serviceExecutables()).count)
+        let down = try topology.widgetbus("down")
+        #expect(down.status == 0 && topology.pids.isEmpty, "down: \(down.stdout) \(down.stderr)")
     }
 
     // MARK: - The scenario
