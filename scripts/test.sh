@@ -7,6 +7,8 @@ source scripts/lib/ensure-packages.sh
 ensure_build_packages
 # The sync-agent tests start a real PostgreSQL server (Debian's postgresql).
 ensure_packages postgresql
+# `ss`, which the binding tests read the listening sockets with.
+ensure_packages iproute2
 # The deployment: docker-compose.yml against the Compose Specification (no Docker engine needed).
 # PyYAML also serves DeploymentConfigurationTests, which reads the compose file through it.
 python3 -c 'import yaml, jsonschema' 2>/dev/null || python3 -m pip install --quiet pyyaml jsonschema

@@ -1,6 +1,6 @@
 /// One configurable endpoint of the bus: the environment variable that sets it and its
-/// loopback default. Services bind on all interfaces at the endpoint's port; clients connect
-/// to the endpoint as given.
+/// loopback default. A service binds the endpoint's port on the host its binding names
+/// (`WIDGETBUS_BIND_HOST`, loopback by default); clients connect to the endpoint as given.
 public struct BusEndpoint: Sendable, Hashable {
     public let variable: String
     public let defaultValue: String
@@ -49,11 +49,12 @@ public struct BusEndpoint: Sendable, Hashable {
         environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultValue
     }
 
-    /// The address to bind for a configured endpoint: `tcp://host:port` becomes `tcp://*:port`;
-    /// other transports (ipc, inproc) bind as given.
-    public static func bindAddress(for endpoint: String) -> String {
+    /// The address to bind for a configured endpoint on `host`: `tcp://name:port` becomes
+    /// `tcp://host:port` (the endpoint's own host names the service to its clients, not an
+    /// interface); other transports (ipc, inproc) bind as given.
+    public static func bindAddress(for endpoint: String, host: String) -> String {
         let address = endpoint.dropFirst("tcp://".count)
         guard endpoint.hasPrefix("tcp://"), let colon = address.lastIndex(of: ":") else { return endpoint }
-        return "tcp://*" + address[colon...]
+        return "tcp://\(host)" + address[colon...]
     }
 }

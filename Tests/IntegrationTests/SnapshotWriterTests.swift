@@ -426,8 +426,8 @@ final class FakeStateOwner: Sendable {
                 defer { events.close() }
                 try requests.setLinger(milliseconds: 0)
                 try events.setLinger(milliseconds: 0)
-                try requests.bind(BusEndpoint.bindAddress(for: snapshotEndpoint))
-                try events.bind(BusEndpoint.bindAddress(for: eventsEndpoint))
+                try requests.bind(snapshotEndpoint)
+                try events.bind(eventsEndpoint)
                 bound.signal()
                 while !stopSignal.isRequested {
                     let heartbeat = Envelope(

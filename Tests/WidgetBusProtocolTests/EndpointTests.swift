@@ -41,22 +41,22 @@ struct EndpointTests {
         #expect(BusEndpoint.intents.resolve(in: ["widgetbus_intents": "tcp://10.0.0.5:6000"]) == "tcp://127.0.0.1:5560")
     }
 
-    @Test("tcp endpoints bind on every interface at their port", arguments: [
-        ("tcp://127.0.0.1:5560", "tcp://*:5560"),
-        ("tcp://localhost:5571", "tcp://*:5571"),
-        ("tcp://10.0.0.5:6000", "tcp://*:6000"),
-        ("tcp://[::1]:5560", "tcp://*:5560"),
-        ("tcp://*:5560", "tcp://*:5560"),
-        ("tcp://intent-handler:5560", "tcp://*:5560"),
+    @Test("tcp endpoints bind their port on the given host, whatever host they name", arguments: [
+        ("tcp://127.0.0.1:5560", "127.0.0.1", "tcp://127.0.0.1:5560"),
+        ("tcp://localhost:5571", "127.0.0.1", "tcp://127.0.0.1:5571"),
+        ("tcp://10.0.0.5:6000", "127.0.0.1", "tcp://127.0.0.1:6000"),
+        ("tcp://[::1]:5560", "0.0.0.0", "tcp://0.0.0.0:5560"),
+        ("tcp://*:5560", "10.1.2.3", "tcp://10.1.2.3:5560"),
+        ("tcp://intent-handler:5560", "0.0.0.0", "tcp://0.0.0.0:5560"),
     ])
-    func tcpBind(endpoint: String, bind: String) {
-        #expect(BusEndpoint.bindAddress(for: endpoint) == bind)
+    func tcpBind(endpoint: String, host: String, bind: String) {
+        #expect(BusEndpoint.bindAddress(for: endpoint, host: host) == bind)
     }
 
     @Test("other transports bind as given", arguments: [
         "ipc:///tmp/widgetbus/intents.sock", "inproc://intents", "ipc://@abstract:1",
     ])
     func otherTransports(endpoint: String) {
-        #expect(BusEndpoint.bindAddress(for: endpoint) == endpoint)
+        #expect(BusEndpoint.bindAddress(for: endpoint, host: "0.0.0.0") == endpoint)
     }
 }

@@ -11,8 +11,8 @@ public struct IntentHandlerCommand: AsyncParsableCommand {
         abstract: "Owns widget state: applies intents exactly once, commits, replies, publishes state events.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
-            .dataDirectory, .stateCapacity, .intentPacing, .logLevel,
-        ])
+            .dataDirectory, .stateCapacity, .intentPacing,
+        ] + BusBinding.settings + [.logLevel])
     )
 
     public init() {}

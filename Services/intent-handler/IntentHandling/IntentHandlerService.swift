@@ -16,6 +16,7 @@ public struct IntentHandlerService: BusService {
         var stateCapacity: Int
         /// Microseconds the intents socket rests after a batch it takes (``Bus/replies(at:batch:pacing:_:)``).
         var intentPacingMicroseconds: Int
+        var binding: BusBinding
 
         public init(environment: [String: String]) throws {
             intentsEndpoint = BusEndpoint.intents.resolve(in: environment)
@@ -25,6 +26,7 @@ public struct IntentHandlerService: BusService {
             databasePath = (dataDirectory as NSString).appendingPathComponent("intent-handler.sqlite")
             stateCapacity = try EnvironmentSetting.stateCapacity.integer(in: environment, range: 1...10_000_000)
             intentPacingMicroseconds = try EnvironmentSetting.intentPacing.integer(in: environment, range: 0...100_000)
+            binding = try BusBinding(environment: environment)
         }
     }
 
@@ -44,6 +46,7 @@ public struct IntentHandlerService: BusService {
     }
 
     public var name: String { "intent-handler" }
+    public var binding: BusBinding { configuration.binding }
 
     public func start(on bus: Bus) throws {
         let store = try WidgetStateStore(path: configuration.databasePath, codec: bus.codec)

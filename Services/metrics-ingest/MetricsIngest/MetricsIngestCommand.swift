@@ -11,8 +11,8 @@ public struct MetricsIngestCommand: AsyncParsableCommand {
         abstract: "Takes HRV, stress and RR samples pushed by wearables, keeps per-user aggregates, publishes their changes.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.metrics.setting, BusEndpoint.metricsEvents.setting, BusEndpoint.metricsSnapshot.setting,
-            BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, .dataDirectory, .logLevel,
-        ])
+            BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, .dataDirectory,
+        ] + BusBinding.settings + [.logLevel])
     )
 
     public init() {}
@@ -20,7 +20,7 @@ public struct MetricsIngestCommand: AsyncParsableCommand {
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "metrics-ingest")
         let service = MetricsIngestService(
-            configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)
+            configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)
         try await ServiceMain.run([service], logger: logger)
     }
 }

@@ -16,8 +16,9 @@ public struct MetricsIngestService: BusService {
         var stateEventsEndpoint: String
         var stateSnapshotEndpoint: String
         var databasePath: String
+        var binding: BusBinding
 
-        public init(environment: [String: String]) {
+        public init(environment: [String: String]) throws {
             metricsEndpoint = BusEndpoint.metrics.resolve(in: environment)
             eventsEndpoint = BusEndpoint.metricsEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.metricsSnapshot.resolve(in: environment)
@@ -25,6 +26,7 @@ public struct MetricsIngestService: BusService {
             stateSnapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
             let dataDirectory = EnvironmentSetting.dataDirectory.resolve(in: environment)
             databasePath = (dataDirectory as NSString).appendingPathComponent("metrics-ingest.sqlite")
+            binding = try BusBinding(environment: environment)
         }
     }
 
@@ -49,6 +51,7 @@ public struct MetricsIngestService: BusService {
     }
 
     public var name: String { "metrics-ingest" }
+    public var binding: BusBinding { configuration.binding }
 
     public func start(on bus: Bus) throws {
         let store = try MetricsStore(path: configuration.databasePath, codec: bus.codec)

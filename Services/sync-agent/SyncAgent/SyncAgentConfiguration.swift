@@ -32,8 +32,8 @@ public struct SyncAgentConfiguration: Sendable {
     public static let settings: [EnvironmentSetting] = [
         BusEndpoint.sync.setting, BusEndpoint.syncEvents.setting, BusEndpoint.intents.setting,
         BusEndpoint.stateEvents.setting, databaseURL, .dataDirectory, interval, backoffBase, backoffCap, concurrency,
-        databaseTimeout, .logLevel,
-    ]
+        databaseTimeout,
+    ] + BusBinding.settings + [.logLevel]
 
     var bus: SyncBus.Configuration
     var target: Target
@@ -47,7 +47,8 @@ public struct SyncAgentConfiguration: Sendable {
             syncEndpoint: BusEndpoint.sync.resolve(in: environment),
             syncEventsEndpoint: BusEndpoint.syncEvents.resolve(in: environment),
             intentsEndpoint: BusEndpoint.intents.resolve(in: environment),
-            stateEventsEndpoint: BusEndpoint.stateEvents.resolve(in: environment))
+            stateEventsEndpoint: BusEndpoint.stateEvents.resolve(in: environment),
+            binding: try BusBinding(environment: environment))
         let url = environment[Self.databaseURL.variable]?.trimmingCharacters(in: .whitespaces) ?? ""
         if url.isEmpty {
             let directory = EnvironmentSetting.dataDirectory.resolve(in: environment)

@@ -18,14 +18,16 @@ public struct TimelineService: BusService {
         var metricsSnapshotEndpoint: String
         var timelinesEndpoint: String
         var timelineEventsEndpoint: String
+        var binding: BusBinding
 
-        public init(environment: [String: String]) {
+        public init(environment: [String: String]) throws {
             stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
             metricsEventsEndpoint = BusEndpoint.metricsEvents.resolve(in: environment)
             metricsSnapshotEndpoint = BusEndpoint.metricsSnapshot.resolve(in: environment)
             timelinesEndpoint = BusEndpoint.timelines.resolve(in: environment)
             timelineEventsEndpoint = BusEndpoint.timelineEvents.resolve(in: environment)
+            binding = try BusBinding(environment: environment)
         }
     }
 
@@ -42,6 +44,7 @@ public struct TimelineService: BusService {
     }
 
     public var name: String { "timeline-service" }
+    public var binding: BusBinding { configuration.binding }
 
     public func start(on bus: Bus) throws {
         let replicas = try WidgetReplicas(

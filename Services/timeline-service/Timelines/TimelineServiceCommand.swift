@@ -12,8 +12,8 @@ public struct TimelineServiceCommand: AsyncParsableCommand {
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.metricsEvents.setting,
             BusEndpoint.metricsSnapshot.setting, BusEndpoint.timelines.setting,
-            BusEndpoint.timelineEvents.setting, .logLevel,
-        ])
+            BusEndpoint.timelineEvents.setting,
+        ] + BusBinding.settings + [.logLevel])
     )
 
     public init() {}
@@ -21,7 +21,7 @@ public struct TimelineServiceCommand: AsyncParsableCommand {
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "timeline-service")
         let service = TimelineService(
-            configuration: .init(environment: ProcessInfo.processInfo.environment), logger: logger)
+            configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)
         try await ServiceMain.run([service], logger: logger)
     }
 }

@@ -47,6 +47,8 @@ public final class Bus {
     public let context: ZMQContext
     public let clock: any WallClock
     public let codec: WireCodec
+    /// Where the sockets that bind listen.
+    public let binding: BusBinding
 
     private final class Reader {
         let target: ZMQPollTarget
@@ -76,10 +78,11 @@ public final class Bus {
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
 
-    public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec()) throws {
+    public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec(), binding: BusBinding = .loopback) throws {
         context = try ZMQContext()
         self.clock = clock
         self.codec = codec
+        self.binding = binding
     }
 
     /// Whether a stop was requested: a handler draining a batch finishes the message in hand and
@@ -102,7 +105,7 @@ public final class Bus {
         let socket = try makeSocket(.router) {
             try $0.setLinger(milliseconds: 500)
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-            try $0.bind(BusEndpoint.bindAddress(for: endpoint))
+            try $0.bind(binding.address(for: endpoint))
         }
         onMessages(of: socket, batch: batch, pacing: pacing, answersRequests: true) { frames in
             let messages = frames.map(RoutedMessage.init(frames:))
@@ -132,7 +135,7 @@ public final class Bus {
         let socket = try makeSocket(.pub) {
             try $0.setLinger(milliseconds: 500)
             try $0.setSendHighWaterMark(EventPublisher.sendHighWaterMark)
-            try $0.bind(BusEndpoint.bindAddress(for: endpoint))
+            try $0.bind(binding.address(for: endpoint))
         }
         let publisher = EventPublisher(name: name, epoch: epoch, socket: socket, lastSequence: lastSequence, codec: codec, now: clock.now)
         timer(dueAt: { publisher.nextHeartbeat }) { now in try publisher.sendHeartbeat(now: now) }
@@ -148,7 +151,7 @@ public final class Bus {
         let socket = try makeSocket(.pull) {
             try $0.setLinger(milliseconds: 0)
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-            try $0.bind(BusEndpoint.bindAddress(for: endpoint))
+            try $0.bind(binding.address(for: endpoint))
         }
         onMessages(of: socket, batch: batch, while: isActive, take)
     }

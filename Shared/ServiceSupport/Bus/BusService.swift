@@ -7,14 +7,18 @@ import ServiceLifecycle
 public protocol BusService: Service {
     /// The name of the service's thread, as logs and `top -H` show it.
     var name: String { get }
+    /// Where its sockets listen; loopback for a service that binds nothing.
+    var binding: BusBinding { get }
     /// Declares what the service does on `bus`. Runs on the bus's thread, before the first turn.
     func start(on bus: Bus) throws
 }
 
 extension BusService {
+    public var binding: BusBinding { .loopback }
+
     public func run() async throws {
         try await DedicatedThread.run(name: name) { stop in
-            let bus = try Bus()
+            let bus = try Bus(binding: binding)
             defer { bus.close() }
             try start(on: bus)
             try bus.run(until: stop)

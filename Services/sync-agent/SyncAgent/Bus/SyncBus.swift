@@ -55,6 +55,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
         var syncEventsEndpoint: String
         var intentsEndpoint: String
         var stateEventsEndpoint: String
+        var binding: BusBinding
     }
 
     struct Stopped: Error, CustomStringConvertible {
@@ -115,7 +116,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
 
     private func serveBus(onTrigger: @escaping @Sendable (BusTrigger) -> Bool) throws {
         defer { intentJobs.close() }  // also when a bind fails before the intent-handler thread starts
-        let bus = try Bus()
+        let bus = try Bus(binding: configuration.binding)
         defer { bus.close() }
         let codec = bus.codec
         var latest: [String: SyncResult] = [:]

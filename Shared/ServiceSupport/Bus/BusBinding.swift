@@ -1,0 +1,65 @@
+import Foundation
+import WidgetBusProtocol
+
+/// Where a service's sockets listen: every endpoint it binds, at that endpoint's port, on one
+/// host (`WIDGETBUS_BIND_HOST`), loopback unless the deployment says otherwise.
+///
+/// The bus carries users' health data with no authentication, so a service listens beyond this
+/// machine only when told twice: a non-loopback host, and `WIDGETBUS_INSECURE=1` to accept that
+/// anyone who reaches the port can read and write it. Without the second, the service refuses to
+/// start and says so in one line.
+public struct BusBinding: Sendable, Equatable {
+    /// The interface to listen on: an IPv4 address, `0.0.0.0` or `*` for all of them, or an
+    /// interface name (`eth0`), as libzmq reads it.
+    public let host: String
+
+    public static let host = EnvironmentSetting(
+        variable: "WIDGETBUS_BIND_HOST", defaultValue: "127.0.0.1",
+        purpose: "interface every endpoint of this service listens on: an IPv4 address, 0.0.0.0 for all, or an interface name")
+    public static let insecure = EnvironmentSetting(
+        variable: "WIDGETBUS_INSECURE", defaultValue: "0",
+        purpose: "1 to listen beyond loopback without authentication (anyone who reaches a port can use it)")
+    /// The settings every service that binds reads, for its `--help`.
+    public static let settings = [host, insecure]
+
+    /// Loopback, as every service listens by default.
+    public static let loopback = BusBinding(host: "127.0.0.1")
+
+    init(host: String) {
+        self.host = host
+    }
+
+    /// The binding `environment` asks for.
+    ///
+    /// - Throws: ``InvalidSetting`` for an empty host, a `WIDGETBUS_INSECURE` other than 0 or 1,
+    ///   or a host beyond loopback without `WIDGETBUS_INSECURE=1`.
+    public init(environment: [String: String]) throws(InvalidSetting) {
+        let host = Self.host.resolve(in: environment).trimmingCharacters(in: .whitespaces)
+        guard !host.isEmpty, !host.contains(":"), !host.contains("/") else {
+            throw InvalidSetting("\(Self.host.variable) must be an IPv4 address, 0.0.0.0 or an interface name, got '\(host)'")
+        }
+        let insecure = Self.insecure.resolve(in: environment)
+        guard insecure == "0" || insecure == "1" else {
+            throw InvalidSetting("\(Self.insecure.variable) must be 0 or 1, got '\(insecure)'")
+        }
+        guard Self.isLoopback(host) || insecure == "1" else {
+            throw InvalidSetting(
+                "refusing to listen on \(host) without authentication: anyone who reaches the bus could read and write every "
+                    + "user's data; listen on loopback (\(Self.host.variable)=127.0.0.1), or set \(Self.insecure.variable)=1 "
+                    + "to accept that")
+        }
+        self.init(host: host)
+    }
+
+    /// The address a socket binds for `endpoint`: its port on ``host`` (ipc and inproc as given).
+    public func address(for endpoint: String) -> String {
+        BusEndpoint.bindAddress(for: endpoint, host: host)
+    }
+
+    /// Whether `host` reaches this machine only: an address in 127.0.0.0/8, or the loopback interface.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "lo" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
