@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest"], path: "Services/metrics-ingest/Main"),
         .target(
             name: "WidgetctlCommands",
-            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ServiceSupport", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/widgetctl/Commands"
         ),
         .executableTarget(name: "widgetctl", dependencies: ["WidgetctlCommands"], path: "Services/widgetctl/Main"),

@@ -32,7 +32,30 @@ struct WidgetctlTests {
             line.firstMatch(of: /^  ([a-z-]+)/).map { String($0.1) }
         }
         #expect(
-            Set(subcommands) == ["send", "timeline", "snapshot", "pending", "watch", "sync", "sync-status", "ingest", "metrics-status", "ping"],
-            "widgetctl only publishes and reads: \(subcommands)")
+            Set(subcommands) == [
+                "send", "timeline", "snapshot", "pending", "watch", "sync", "sync-status", "ingest", "metrics-status", "ping", "keygen",
+            ],
+            "widgetctl publishes, reads and makes keys: \(subcommands)")
+    }
+
+    @Test("keygen writes a CURVE pair, the secret for its owner only, and prints the public key, never the secret")
+    func keygen() throws {
+        let bus = try BusFixture()
+        let directory = bus.root.appendingPathComponent("keys")
+        let made = try bus.widgetctl("keygen", "--out", directory.path, "--name", "phone-app")
+        #expect(made.status == 0, "\(made.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: made.stdoutData) as? [String: String])
+        let secretFile = directory.appendingPathComponent("phone-app.key_secret")
+        #expect(summary["publicFile"] == directory.appendingPathComponent("phone-app.key").path && summary["secretFile"] == secretFile.path)
+        let mode = try FileManager.default.attributesOfItem(atPath: secretFile.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let secret = try String(contentsOf: secretFile, encoding: .utf8)
+        let secretKey = try #require(secret.firstMatch(of: /secret-key = "([^"]{40})"/)?.1)
+        #expect(secret.contains("public-key = \"\(summary["publicKey"] ?? "?")\""))
+        #expect(!made.stdout.contains(secretKey) && !made.stderr.contains(secretKey))
+
+        let again = try bus.widgetctl("keygen", "--out", directory.path, "--name", "phone-app")
+        #expect(again.status == 1 && again.stderr.contains("File exists"), "an existing key is never replaced")
+        #expect(try String(contentsOf: secretFile, encoding: .utf8) == secret)
     }
 }
