@@ -52,6 +52,6 @@ struct WidgetReplicasTests {
                 WidgetReplicas.Widget(user: "ann", kind: .stressMonitor), WidgetReplicas.Widget(user: "bob", kind: .stressMonitor),
             ], "every widget of the kind that became ready: ann's by her state, bob's by his metrics")
         #expect(changed.allSatisfy { $0.causedBy == nil })
-        #expect(replicas.timeline(kind: .stressMonitor, user: "bob").metricsVersion == 2)
+        #expect(replicas.timeline(kind: .stressMonitor, user: "bob", now: Date()).metricsVersion == 2)
     }
 }

@@ -174,6 +174,9 @@ import ZeroMQ
             return reply != nil
         }
         #expect(reply?.string("inReplyTo") == "ask-1" && reply?.object("body")?.unsignedInteger("stateVersion") == 4)
+        #expect(
+            reply?.object("body")?.string("generatedAt").flatMap(WireDate.parse) == WireDate.parse(WireDate.format(harness.clock.now)),
+            "built at the bus's time, as events are")
 
         // The timeline runs out: the service publishes it again by itself, built at the new time.
         harness.clock.advance(by: validUntil.timeIntervalSince(harness.clock.now))

@@ -71,7 +71,7 @@ public struct TimelineService: BusService {
         let replier = try bus.requests(at: configuration.timelinesEndpoint, as: TimelinesRequest.self) { request, message in
             try publish(replicas.takeChanges(), now: clock.now)
             guard case .timeline(let kind, let minimumVersion?) = request.body, !builder.hasReached(minimumVersion, for: kind) else {
-                return try builder.reply(to: request, lastSequence: publisher.lastSequence)
+                return try builder.reply(to: request, lastSequence: publisher.lastSequence, now: clock.now)
             }
             guard !waiting.isFull else { return builder.notReachedReply(to: request, minimumVersion: minimumVersion, waiting: true) }
             waiting.add(request, kind: kind, minimumVersion: minimumVersion, route: message.route, now: clock.now)
@@ -80,7 +80,7 @@ public struct TimelineService: BusService {
         bus.afterMessages { now in
             try publish(replicas.takeChanges(), now: now)
             for request in waiting.takeAnswerable({ builder.hasReached($0.minimumVersion, for: $0.kind) }) {
-                try replier.send(builder.reply(to: request.request, lastSequence: publisher.lastSequence), to: request.route)
+                try replier.send(builder.reply(to: request.request, lastSequence: publisher.lastSequence, now: now), to: request.route)
             }
         }
         bus.timer(dueAt: { waiting.nextDeadline }) { now in
@@ -131,8 +131,9 @@ struct TimelineResponder {
             message: "timeline-service has not reached version \(minimumVersion) (it is at \(replicas.state.sequence)): \(why); retry shortly")
     }
 
-    /// The reply to `request`; `lastSequence` is the publisher's, which a timeline snapshot reflects.
-    func reply(to request: TimelinesRequest, lastSequence: UInt64) throws -> Data {
+    /// The reply to `request` at `now`; `lastSequence` is the publisher's, which a timeline
+    /// snapshot reflects.
+    func reply(to request: TimelinesRequest, lastSequence: UInt64, now: Date) throws -> Data {
         switch request.body {
         case .ping:
             return try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody())
@@ -145,11 +146,11 @@ struct TimelineResponder {
             }
             let user = request.user!
             return try codec.reply(
-                to: request.id, user: user, type: .timelineReply, body: replicas.timeline(kind: kind, user: user))
+                to: request.id, user: user, type: .timelineReply, body: replicas.timeline(kind: kind, user: user, now: now))
         case .snapshot(let prefix):
             let widgets = replicas.allWidgets.filter { Topic.timeline(kind: $0.kind, user: $0.user).hasPrefix(prefix) }
             let body = TimelineSnapshotBody(
-                epoch: epoch, sequence: lastSequence, timelines: widgets.map { replicas.timeline(kind: $0.kind, user: $0.user) })
+                epoch: epoch, sequence: lastSequence, timelines: widgets.map { replicas.timeline(kind: $0.kind, user: $0.user, now: now) })
             return try codec.reply(to: request.id, user: nil, type: .timelineSnapshotReply, body: body)
         case .notServed:
             return codec.notServedReply(to: request, "by timeline-service")

@@ -75,7 +75,7 @@ public final class WidgetReplicas {
     /// a kind that shows them (``WidgetState/timeline(for:now:timeZone:metrics:)``); a user with
     /// no state gets the initial state's (version 0), one never measured no metrics (version 0),
     /// one who never set a zone UTC (profile version 0).
-    public func timeline(kind: WidgetKind, user: String, now: Date = Date()) -> TimelineBody {
+    public func timeline(kind: WidgetKind, user: String, now: Date) -> TimelineBody {
         let record = state.record(user: user, app: kind.app)
         let measured = kind.showsMetrics ? metrics.record(user: user) : nil
         let profile = state.profiles[user]
