@@ -17,7 +17,10 @@ swift build "${flags[@]}" --product widgetbus-multicall
 bin="$(swift build "${flags[@]}" --show-bin-path)"
 mkdir -p "$out"
 install -m 0755 "$bin/widgetbus-multicall" "$out/widgetbus-multicall"
-for name in $("$out/widgetbus-multicall" --list); do
+# On a line of its own, so that a binary that cannot run stops the build here (set -e).
+names="$("$out/widgetbus-multicall" --list)"
+[ -n "$names" ] || { echo "stage-binaries: widgetbus-multicall --list named nothing" >&2; exit 1; }
+for name in $names; do
     ln -sfn widgetbus-multicall "$out/$name"
 done
 ls -l "$out"

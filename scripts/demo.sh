@@ -45,11 +45,17 @@ field() { python3 -c 'import json,sys
 v = json.load(sys.stdin)
 for key in sys.argv[1].split("."): v = v[int(key)] if isinstance(v, list) else v[key]
 print(json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v)' "$1"; }
-# The first entry of a widget's timeline, only the named fields, as of the reply's version.
+# The first entry of a widget's timeline, only the named fields, as of the reply's version
+# (asked again while timeline-service answers `unavailable`: on a loaded machine it may lag more
+# than the second it waits).
 show() {  # reply kind field...
-    local reply=$1 kind=$2
+    local reply=$1 kind=$2 version timeline
     shift 2
-    ctl timeline "$kind" --user demo --minimum-version "$(echo "$reply" | field body.version)" | python3 -c 'import json,sys
+    version=$(echo "$reply" | field body.version)
+    for _ in 1 2 3 4 5; do
+        timeline=$(ctl timeline "$kind" --user demo --minimum-version "$version") && break
+    done
+    echo "$timeline" | python3 -c 'import json,sys
 t = json.load(sys.stdin); e = t["entries"][0]
 shown = ", ".join(k + " " + json.dumps(e[k], ensure_ascii=False) for k in sys.argv[2:] if k in e)
 print(sys.argv[1] + ":", shown, "(%d entries, reload %s)" % (len(t["entries"]), t["policy"]["type"]))' "$kind" "$@"

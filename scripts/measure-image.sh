@@ -62,6 +62,7 @@ EOF
 fi
 
 root="$work/rootfs"
+umount "$root/proc" 2>/dev/null || true  # left mounted by a run that was killed
 rm -rf "$root"
 cp -a "$base" "$root"
 rm -f "$root/.complete"
@@ -81,8 +82,9 @@ while IFS= read -r step; do
     before=$(size_of "$root")
     case "$step" in
         RUN\ *)
+            # As Docker runs a RUN line: /bin/sh -c, and no stdin (which would be the list of steps).
             chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-                bash -c "set -e; ${step#RUN }" >&2
+                /bin/sh -c "${step#RUN }" </dev/null >&2
             ;;
         COPY\ --from=build\ *)
             read -r _ _ source destination <<<"$step"

@@ -33,6 +33,12 @@ import ZeroMQ
         let files = try CurveCertificate.write(first, name: "app", in: directory)
         #expect(throws: CurveCertificate.Failure.self) { try CurveCertificate.write(try .generate(), name: "app", in: directory) }
         #expect(try CurveCertificate.keyPair(from: files.secret) == first)
+
+        // A public file alone in the way: refused before anything is written.
+        let stray = directory.appendingPathComponent("other.key")
+        try "public-key = \"\(first.publicKey)\"\n".write(to: stray, atomically: true, encoding: .utf8)
+        #expect(throws: CurveCertificate.Failure.self) { try CurveCertificate.write(try .generate(), name: "other", in: directory) }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("other.key_secret").path))
     }
 
     @Test func aBareZ85KeyFileIsReadAndABrokenCertificateIsRefused() throws {

@@ -232,5 +232,15 @@ import ZeroMQ
         let refused = try #require(try harness.nextReply(movingClockBy: WaitingTimelineRequests.longestWait / 4))
         #expect(refused.string("inReplyTo") == "at-99" && refused.string("type") == MessageType.error.rawValue)
         #expect(refused.object("body")?.string("code") == ErrorCode.unavailable.rawValue)
+
+        // A request still waiting when the service stops is answered, not dropped.
+        try harness.askTimeline(id: "at-100", user: "ann", minimumVersion: 100)
+        #expect(try harness.repliesBeforeAPing().isEmpty)
+        let stop = StopSignal()
+        stop.request()
+        try harness.bus.run(until: stop)
+        let atStop = try #require(try harness.client.receiveMessage().flatMap { $0.last.map(JSONFieldScanner.init) })
+        #expect(atStop.string("inReplyTo") == "at-100" && atStop.object("body")?.string("code") == ErrorCode.unavailable.rawValue)
+        #expect(atStop.object("body")?.string("message")?.contains("stopping") == true)
     }
 }

@@ -34,6 +34,17 @@ import WidgetBusProtocol
         #expect(waiting.nextDeadline == nil)
     }
 
+    @Test func aClockThatSteppedBackDoesNotHoldBackRequestsThatRanOut() {
+        var waiting = WaitingTimelineRequests()
+        waiting.add(Self.request("early"), kind: .jitter, minimumVersion: 9, route: [], now: Self.start)
+        // The wall clock stepped back an hour: this one's deadline is before the first's.
+        waiting.add(Self.request("stepped"), kind: .jitter, minimumVersion: 9, route: [], now: Self.start.addingTimeInterval(-3600))
+        #expect(waiting.nextDeadline == Self.start.addingTimeInterval(-3600 + WaitingTimelineRequests.longestWait))
+        #expect(waiting.takeExpired(at: Self.start.addingTimeInterval(-3000)).map(\.request.id) == ["stepped"])
+        #expect(waiting.takeAll().map(\.request.id) == ["early"])
+        #expect(waiting.nextDeadline == nil)
+    }
+
     @Test func noMoreThanItsCapacityWait() {
         var waiting = WaitingTimelineRequests()
         for index in 0..<WaitingTimelineRequests.capacity {

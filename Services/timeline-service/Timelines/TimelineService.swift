@@ -73,20 +73,28 @@ public struct TimelineService: BusService {
             guard case .timeline(let kind, let minimumVersion?) = request.body, !builder.hasReached(minimumVersion, for: kind) else {
                 return try builder.reply(to: request, lastSequence: publisher.lastSequence, now: clock.now)
             }
-            guard !waiting.isFull else { return builder.notReachedReply(to: request, minimumVersion: minimumVersion, waiting: true) }
+            guard !waiting.isFull else { return builder.notReachedReply(to: request, minimumVersion: minimumVersion, because: .full) }
             waiting.add(request, kind: kind, minimumVersion: minimumVersion, route: message.route, now: clock.now)
             return nil
         }
         bus.afterMessages { now in
             try publish(replicas.takeChanges(), now: now)
             for request in waiting.takeAnswerable({ builder.hasReached($0.minimumVersion, for: $0.kind) }) {
-                try replier.send(builder.reply(to: request.request, lastSequence: publisher.lastSequence, now: now), to: request.route)
+                try replier.send(builder.answer(request.request, lastSequence: publisher.lastSequence, now: now), to: request.route)
             }
         }
         bus.timer(dueAt: { waiting.nextDeadline }) { now in
             for request in waiting.takeExpired(at: now) {
                 try replier.send(
-                    builder.notReachedReply(to: request.request, minimumVersion: request.minimumVersion, waiting: false), to: request.route)
+                    builder.notReachedReply(to: request.request, minimumVersion: request.minimumVersion, because: .timedOut),
+                    to: request.route)
+            }
+        }
+        bus.onStop { _ in
+            for request in waiting.takeAll() {
+                try replier.send(
+                    builder.notReachedReply(to: request.request, minimumVersion: request.minimumVersion, because: .stopping),
+                    to: request.route)
             }
         }
         // A widget published again since it was scheduled has a later date: only those that
@@ -122,13 +130,42 @@ struct TimelineResponder {
         replicas.isReady(kind) && replicas.state.sequence >= version
     }
 
-    /// The `unavailable` reply to a timeline request whose `minimumVersion` was not reached:
-    /// after its wait, or at once when too many requests wait already.
-    func notReachedReply(to request: TimelinesRequest, minimumVersion: UInt64, waiting: Bool) -> Data {
-        let why = waiting ? "too many requests wait for a version already" : "not within \(WaitingTimelineRequests.longestWait) s"
+    /// Why a timeline request that waits for its version is answered without it.
+    enum NotReached {
+        /// Too many requests wait already.
+        case full
+        /// Its wait ran out.
+        case timedOut
+        /// The service is stopping.
+        case stopping
+    }
+
+    /// The `unavailable` reply to a timeline request whose `minimumVersion` was not reached.
+    func notReachedReply(to request: TimelinesRequest, minimumVersion: UInt64, because reason: NotReached) -> Data {
+        let why =
+            switch reason {
+            case .full: "too many requests wait for a version already"
+            case .timedOut: "not within \(WaitingTimelineRequests.longestWait) s"
+            case .stopping: "timeline-service is stopping"
+            }
+        let state =
+            if case .timeline(let kind, _) = request.body, !replicas.isReady(kind) {
+                "has not synced with its sources yet"
+            } else {
+                "has not reached version \(minimumVersion) (it is at \(replicas.state.sequence))"
+            }
         return codec.errorReply(
-            to: request.id, user: request.user, code: .unavailable,
-            message: "timeline-service has not reached version \(minimumVersion) (it is at \(replicas.state.sequence)): \(why); retry shortly")
+            to: request.id, user: request.user, code: .unavailable, message: "timeline-service \(state): \(why); retry shortly")
+    }
+
+    /// The reply to a request answered after it waited: ``reply(to:lastSequence:now:)``, or its
+    /// `internal` error, as a request answered at once would get.
+    func answer(_ request: TimelinesRequest, lastSequence: UInt64, now: Date) -> Data {
+        do {
+            return try reply(to: request, lastSequence: lastSequence, now: now)
+        } catch {
+            return codec.errorReply(to: request.id, user: request.user, code: .internalError, message: "\(error)")
+        }
     }
 
     /// The reply to `request` at `now`; `lastSequence` is the publisher's, which a timeline

@@ -27,12 +27,13 @@ struct WaitingTimelineRequests {
     /// The most requests that wait at once; one more is answered `unavailable` at once.
     static let capacity = 10_000
 
-    /// In arrival order, which is deadline order: each waits the same ``longestWait``.
+    /// In arrival order. Each waits the same ``longestWait``, but deadlines come from the wall
+    /// clock, which may step back, so they are not assumed to be in order.
     private var waiting: [Waiting] = []
 
     var isFull: Bool { waiting.count >= Self.capacity }
-    /// When the oldest waiting request runs out of time.
-    var nextDeadline: Date? { waiting.first?.deadline }
+    /// When the first waiting request runs out of time.
+    var nextDeadline: Date? { waiting.lazy.map(\.deadline).min() }
 
     /// Adds a request that arrived at `now`.
     mutating func add(_ request: TimelinesRequest, kind: WidgetKind, minimumVersion: UInt64, route: [Data], now: Date) {
@@ -54,10 +55,14 @@ struct WaitingTimelineRequests {
         return answerable
     }
 
-    /// Takes the requests whose wait ended at or before `now`.
+    /// Takes the requests whose wait ended at or before `now`, in arrival order.
     mutating func takeExpired(at now: Date) -> [Waiting] {
-        let expired = waiting.prefix { $0.deadline <= now }
-        waiting.removeFirst(expired.count)
-        return Array(expired)
+        takeAnswerable { $0.deadline <= now }
+    }
+
+    /// Takes every waiting request, in arrival order.
+    mutating func takeAll() -> [Waiting] {
+        defer { waiting.removeAll() }
+        return waiting
     }
 }

@@ -39,9 +39,15 @@ struct TimelineCommand: ParsableCommand {
 extension RequestOptions {
     /// Asks timeline-service for `user`'s timeline of `kind`, at `minimumVersion` or later when given.
     func requestTimeline(of kind: String, user: String, minimumVersion: UInt64?, codec: WireCodec) throws -> Data {
-        var body: [String: JSONValue] = ["kind": .string(kind)]
-        if let minimumVersion { body["minimumVersion"] = .number(Double(minimumVersion)) }
-        let envelope = Envelope(type: MessageType.timelineRequest.rawValue, user: user, body: JSONValue.object(body))
+        let envelope = Envelope(
+            type: MessageType.timelineRequest.rawValue, user: user, body: Body(kind: kind, minimumVersion: minimumVersion))
         return try send(envelope, to: BusEndpoint.timelines.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
     }
+}
+
+/// A `TimelineRequest` body with the kind as typed (timeline-service judges it) and the version
+/// as an exact integer.
+private struct Body: Encodable, Sendable {
+    var kind: String
+    var minimumVersion: UInt64?
 }

@@ -60,7 +60,7 @@ enum RequestFailure: Error, CustomStringConvertible {
 
 extension RequestOptions {
     /// Sends `envelope` to `endpoint` (Lazy Pirate) and returns the raw reply payload.
-    func send(_ envelope: Envelope<JSONValue>, to endpoint: String, codec: WireCodec) throws -> Data {
+    func send(_ envelope: Envelope<some Encodable & Sendable>, to endpoint: String, codec: WireCodec) throws -> Data {
         let context = try ZMQContextHolder.shared
         let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: timeout, attempts: attempts)
         do {

@@ -23,6 +23,9 @@ public enum CurveCertificate {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let publicFile = directory.appendingPathComponent("\(name).key")
         let secretFile = directory.appendingPathComponent("\(name).key_secret")
+        for file in [publicFile, secretFile] where FileManager.default.fileExists(atPath: file.path) {
+            throw Failure(description: "cannot create \(file.path): File exists")
+        }
         let generated = "#   ****  Generated on \(ISO8601DateFormatter().string(from: now)) by widgetctl keygen  ****\n"
         try create(
             secretFile, mode: 0o600,
@@ -36,18 +39,23 @@ public enum CurveCertificate {
                     secret-key = "\(keys.secretKey)"
 
                 """)
-        try create(
-            publicFile, mode: 0o644,
-            contents: generated + """
-                #   ZeroMQ CURVE Public Certificate
-                #   Exchange securely, or use a secure mechanism to verify the contents
-                #   of this file after exchange.
+        do {
+            try create(
+                publicFile, mode: 0o644,
+                contents: generated + """
+                    #   ZeroMQ CURVE Public Certificate
+                    #   Exchange securely, or use a secure mechanism to verify the contents
+                    #   of this file after exchange.
 
-                metadata
-                curve
-                    public-key = "\(keys.publicKey)"
+                    metadata
+                    curve
+                        public-key = "\(keys.publicKey)"
 
-                """)
+                    """)
+        } catch {
+            try? FileManager.default.removeItem(at: secretFile)  // no half-written pair left behind
+            throw error
+        }
         return (publicFile, secretFile)
     }
 
@@ -78,9 +86,10 @@ public enum CurveCertificate {
     }
 
     /// The public keys of every `*.key` file in `directory`, as `zmq.auth.load_certificates`
-    /// reads an allow-list; nothing when the directory does not exist.
+    /// reads an allow-list; nothing when the directory does not exist (an unreadable one throws).
     public static func publicKeys(in directory: URL) throws -> Set<String> {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         return Set(try names.filter { $0.hasSuffix(".key") }.map { try publicKey(from: directory.appendingPathComponent($0)) })
     }
 
