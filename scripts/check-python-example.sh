@@ -2,13 +2,17 @@
 # Runs docs/examples/tension_check.py against freshly started services, to prove that a client
 # written from docs/PROTOCOL.md alone works.
 #
-#   scripts/check-python-example.sh [BIN_DIR]     (default: .build/debug)
+#   scripts/check-python-example.sh [--curve] [BIN_DIR]     (default: .build/debug)
 #
 # Starts intent-handler and timeline-service from BIN_DIR on free loopback ports with a temporary
 # WIDGETBUS_DATA_DIR, waits until `widgetctl ping` answers for both, runs the example with the same
-# environment, always stops the services, and exits with the example's status.
+# environment, always stops the services, and exits with the example's status. With --curve every
+# socket uses CURVE, with a fresh set of keys (scripts/curve-keys.sh); the example connects with a
+# publisher's key pair.
 set -euo pipefail
 
+curve=no
+if [[ "${1:-}" == "--curve" ]]; then curve=yes; shift; fi
 bin_dir="${1:-.build/debug}"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 example="$repo_root/docs/examples/tension_check.py"
@@ -70,9 +74,19 @@ export WIDGETBUS_TIMELINE_EVENTS="tcp://127.0.0.1:${ports[4]}"
 export WIDGETBUS_DATA_DIR="$work_dir/data"
 export WIDGETBUS_LOG_LEVEL="${WIDGETBUS_LOG_LEVEL:-warning}"
 
-"$bin_dir/intent-handler" 2>"$work_dir/intent-handler.log" &
+# With --curve: every socket on CURVE, keys from scripts/curve-keys.sh; each service runs with its
+# own secret, widgetctl (the pings) with the operator's, the example with a publisher's.
+as_key() { :; }
+if [[ "$curve" == yes ]]; then
+    WIDGETCTL="$bin_dir/widgetctl" bash "$repo_root/scripts/curve-keys.sh" "$work_dir/keys" >/dev/null
+    export WIDGETBUS_CURVE_KEYS_DIR="$work_dir/keys/public"
+    export WIDGETBUS_CURVE_SECRET_KEY_FILE="$work_dir/keys/secret/operator.key_secret"
+    as_key() { echo "$work_dir/keys/secret/$1.key_secret"; }
+fi
+
+WIDGETBUS_CURVE_SECRET_KEY_FILE="$(as_key intent-handler)" "$bin_dir/intent-handler" 2>"$work_dir/intent-handler.log" &
 pids+=("$!")
-"$bin_dir/timeline-service" 2>"$work_dir/timeline-service.log" &
+WIDGETBUS_CURVE_SECRET_KEY_FILE="$(as_key timeline-service)" "$bin_dir/timeline-service" 2>"$work_dir/timeline-service.log" &
 pids+=("$!")
 
 for service in intent-handler timeline-service; do
@@ -92,7 +106,7 @@ for service in intent-handler timeline-service; do
 done
 
 status=0
-python3 "$example" || status=$?
+WIDGETBUS_CURVE_SECRET_KEY_FILE="$(as_key app)" python3 "$example" || status=$?
 if [[ "$status" -ne 0 ]]; then
     echo "check-python-example: tension_check.py failed with status $status; service logs:" >&2
     cat "$work_dir/intent-handler.log" "$work_dir/timeline-service.log" >&2 || true

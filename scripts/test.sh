@@ -17,5 +17,6 @@ python3 -c 'import yaml, jsonschema' 2>/dev/null || python3 -m pip install --qui
 swift build --build-tests
 # The documented Python client, run against real services (installs pyzmq if missing).
 bash scripts/check-python-example.sh .build/debug
+bash scripts/check-python-example.sh --curve .build/debug
 # Last, so its summary is the closing line.
 swift test --skip-build

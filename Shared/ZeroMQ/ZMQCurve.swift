@@ -37,6 +37,16 @@ public struct CurveKeyPair: Sendable, Equatable, CustomStringConvertible, Custom
         self.secretKey = secretKey
     }
 
+    /// The Z85 text of a 32-byte binary key, as a ZAP request carries a client's key.
+    public static func z85(_ key: Data) -> String? {
+        guard key.count == 32 else { return nil }
+        var text = [CChar](repeating: 0, count: keyLength + 1)
+        let encoded = key.withUnsafeBytes { bytes in
+            zmq_z85_encode(&text, bytes.bindMemory(to: UInt8.self).baseAddress, 32)
+        }
+        return encoded == nil ? nil : Self.text(text)
+    }
+
     /// The text of a NUL-terminated buffer libzmq filled.
     private static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

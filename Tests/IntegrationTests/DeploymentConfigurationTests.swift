@@ -13,7 +13,9 @@ import WidgetBusProtocol
 /// - what each service reads is what its `--help` lists (generated from the `EnvironmentSetting`
 ///   lists its command declares), and compose defines every one of those for it;
 /// - every endpoint of `BusEndpoint.all` is in topology.env, at its default port, hosted by the
-///   service that binds it; published ports are those endpoints, on loopback only;
+///   service that binds it; published ports are those endpoints, at their own port;
+/// - every container runs with CURVE: its own secret key as a compose secret, the public keys
+///   mounted read-only, and never `WIDGETBUS_INSECURE=1`;
 /// - volumes back every data and snapshot directory, every service has a real health check, a
 ///   restart policy and waits for the health of what it connects to.
 ///
@@ -120,15 +122,34 @@ struct DeploymentConfigurationTests {
         for variable in topology.keys {
             #expect(readByAny.contains(variable), "topology.env sets \(variable), which no service reads")
         }
-        // Published ports: only the service's own endpoints, same port inside and out, on loopback.
+        // Published ports: only the service's own endpoints, same port inside and out (CURVE guards
+        // them, so every interface of the host).
         for (name, service) in compose.services {
             for mapping in service.ports ?? [] {
                 let parts = mapping.split(separator: ":").map(String.init)
-                #expect(parts.count == 3 && parts[0] == "127.0.0.1", "\(name) publishes \(mapping): publish on 127.0.0.1 only (no authentication)")
-                guard parts.count == 3, let outside = Int(parts[1]), let inside = Int(parts[2]) else { continue }
+                #expect(parts.count == 2, "\(name) publishes \(mapping): OUTSIDE:INSIDE")
+                guard parts.count == 2, let outside = Int(parts[0]), let inside = Int(parts[1]) else { continue }
                 #expect(outside == inside, "\(name) publishes \(mapping): keep the port so host-side widgetctl defaults work")
                 #expect(bound[name, default: []].contains(inside), "\(name) publishes \(inside), which is not one of its endpoints")
             }
+        }
+    }
+
+    @Test("every container runs with CURVE: its own secret, the public keys, never insecure")
+    func everyContainerRunsWithCurve() throws {
+        let compose = try Self.compose()
+        let declared = try Self.composeSecrets()
+        for name in try Self.serviceExecutables() + ["widgetctl"] {
+            let service = try #require(compose.services[name])
+            let environment = service.environmentStrings
+            let secretName = name == "widgetctl" ? "operator-key" : "\(name)-key"
+            #expect(service.secrets == [secretName], "\(name) gets its own secret key: \(service.secrets ?? [])")
+            #expect(environment["WIDGETBUS_CURVE_SECRET_KEY_FILE"] == "/run/secrets/\(secretName)")
+            let keyFile = name == "widgetctl" ? "operator" : name
+            #expect(declared[secretName] == "./keys/secret/\(keyFile).key_secret", "the secret scripts/curve-keys.sh writes for \(name)")
+            let keysDirectory = try #require(environment["WIDGETBUS_CURVE_KEYS_DIR"], "\(name) has no public keys")
+            #expect(service.volumes?.contains("./keys/public:\(keysDirectory):ro") == true, "\(name) mounts the public keys read-only")
+            #expect(environment["WIDGETBUS_INSECURE"] ?? "0" == "0", "\(name) must not run insecure")
         }
     }
 
@@ -235,9 +256,10 @@ struct DeploymentConfigurationTests {
         var healthcheck: HealthCheck?
         var restart: String?
         var profiles: [String]?
+        var secrets: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case image, command, entrypoint, environment, volumes, ports, healthcheck, restart, profiles
+            case image, command, entrypoint, environment, volumes, ports, healthcheck, restart, profiles, secrets
             case envFile = "env_file"
             case dependsOn = "depends_on"
         }
@@ -252,6 +274,13 @@ struct DeploymentConfigurationTests {
                 }
             }
         }
+    }
+
+    /// The compose file's top-level secrets: name → file.
+    static func composeSecrets() throws -> [String: String] {
+        let script = "import json, sys, yaml; json.dump({k: v.get('file') for k, v in (yaml.safe_load(open(sys.argv[1])).get('secrets') or {}).items()}, sys.stdout)"
+        let result = try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, deploy.appendingPathComponent("docker-compose.yml").path])
+        return try JSONDecoder().decode([String: String].self, from: result.stdoutData)
     }
 
     /// deploy/docker-compose.yml through PyYAML, as JSON.

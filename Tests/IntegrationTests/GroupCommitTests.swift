@@ -27,7 +27,7 @@ struct GroupCommitTests {
 
         // Everything is sent before any reply is read, so the requests queue up together.
         var replies: [(inReplyTo: String, payload: Data)] = []
-        let client = try PipelinedClient(context: try ZMQContext(), endpoint: bus.endpoint(.intents))
+        let client = try PipelinedClient(context: try ZMQContext(), endpoint: bus.endpoint(.intents), security: nil)
         try client.exchange(count: requests.count, window: requests.count) { requests[$0].payload } reply: { payload in
             replies.append((try #require(try codec.decode(EnvelopeHeader.self, from: payload).inReplyTo), payload))
         }

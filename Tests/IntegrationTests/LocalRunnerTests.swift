@@ -18,8 +18,10 @@ struct LocalRunnerTests {
         let environment: [String: String]
         let ports: [Int]
 
-        /// - Parameter binDirectory: the executables it runs; the build's products by default.
-        init(binDirectory: URL = BusFixture.productsDirectory) throws {
+        /// - Parameters:
+        ///   - binDirectory: the executables it runs; the build's products by default.
+        ///   - extraEnvironment: added to the environment of every command.
+        init(binDirectory: URL = BusFixture.productsDirectory, extraEnvironment: [String: String] = [:]) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("widgetbus-local-\(UUID().uuidString)")
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WIDGETBUS_") }
             var ports: [Int] = []
@@ -31,7 +33,7 @@ struct LocalRunnerTests {
             environment["WIDGETBUS_LOCAL_DIR"] = directory.path
             environment["WIDGETBUS_BIN_DIR"] = binDirectory.path
             environment["WIDGETBUS_START_TIMEOUT"] = "60"
-            self.environment = environment
+            self.environment = environment.merging(extraEnvironment) { $1 }
             self.ports = ports
         }
 
@@ -114,6 +116,32 @@ struct LocalRunnerTests {
         #expect(topology.pids.count == (try DeploymentConfigurationTests.serviceExecutables()).count)
         let down = try topology.widgetbus("down")
         #expect(down.status == 0 && topology.pids.isEmpty, "down: \(down.stdout) \(down.stderr)")
+    }
+
+    @Test("with CURVE keys every service starts with its own, and the topology answers only with keys")
+    func withCurveKeys() throws {
+        let keysRoot = FileManager.default.temporaryDirectory.appendingPathComponent("curve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: keysRoot) }
+        let keys = try CurveKeys(under: keysRoot)
+        let topology = try Topology(extraEnvironment: [
+            "WIDGETBUS_CURVE_KEYS_DIR": keys.publicDirectory.path, "WIDGETBUS_CURVE_SECRETS_DIR": keysRoot.appendingPathComponent("secret").path,
+        ])
+        let up = try topology.widgetbus("up")
+        try #require(up.status == 0, "widgetbus up failed (\(up.status)):\n\(up.stdout)\n\(up.stderr)")
+        defer { _ = try? topology.widgetbus("down") }
+        let status = try topology.widgetbus("status")
+        #expect(status.status == 0, "every service answers the operator: \(status.stdout) \(status.stderr)")
+
+        // The scenario of all five widgets, as the operator: every service follows the others
+        // over CURVE (Stress Monitor's timeline needs metrics-ingest's aggregates, too).
+        let environment = Self.parseExports(try topology.widgetbus("env").stdout, into: topology.environment)
+        try Scenario(environment: environment).run()
+        let widgetctl = BusFixture.productsDirectory.appendingPathComponent("widgetctl")
+        var plain = environment
+        plain["WIDGETBUS_CURVE_SECRET_KEY_FILE"] = ""
+        let refused = try runCommand(
+            widgetctl, ["send", "ResetWidgetIntent", "--user", "op", "--timeout", "300", "--attempts", "1"], environment: plain)
+        #expect(refused.status == 2, "no keys, no answer")
     }
 
     // MARK: - The scenario

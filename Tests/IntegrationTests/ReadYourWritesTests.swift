@@ -19,7 +19,7 @@ struct ReadYourWritesTests {
         _ = try bus.tensionTimeline(user: "reader")  // synced with intent-handler
         let context = try ZMQContext()
         defer { context.terminate() }
-        let intents = try PipelinedClient(context: context, endpoint: bus.endpoint(.intents))
+        let intents = try PipelinedClient(context: context, endpoint: bus.endpoint(.intents), security: nil)
         // Connected before timeline-service stops, so a request sent while it is stopped is
         // there to be read the moment it goes on, beside the events that piled up.
         let timelines = try RawClient(endpoint: bus.endpoint(.timelines))

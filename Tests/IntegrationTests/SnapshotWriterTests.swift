@@ -379,7 +379,7 @@ final class IntentBurst: Sendable {
         let thread = Thread { [self] in
             let result = Result<[String: StateRecord], any Error> {
                 let codec = WireCodec()
-                let client = try PipelinedClient(context: context, endpoint: endpoint)
+                let client = try PipelinedClient(context: context, endpoint: endpoint, security: nil)
                 var latest: [String: StateRecord] = [:]
                 try client.exchange(count: count, window: 64) { index in
                     let envelope = Envelope(

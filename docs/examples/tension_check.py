@@ -10,7 +10,10 @@ Walks one user through the Tension Check widget:
   5. RecordTensionIntent {level: 4}       -> Error "invalid_level"; prints the code
 
 Endpoints come from WIDGETBUS_INTENTS (default tcp://127.0.0.1:5560) and WIDGETBUS_TIMELINES
-(default tcp://127.0.0.1:5570). Every receive has a timeout, so the script never hangs; it exits
+(default tcp://127.0.0.1:5570). When the bus runs with CURVE, WIDGETBUS_CURVE_SECRET_KEY_FILE names
+this client's secret key (a publisher's, e.g. keys/secret/app.key_secret from
+scripts/curve-keys.sh) and WIDGETBUS_CURVE_KEYS_DIR the public keys (it reads
+services/intent-handler.key and services/timeline-service.key there). Every receive has a timeout, so the script never hangs; it exits
 with status 1 if any reply is not the one expected, 2 if a service does not answer.
 
     python3 -m pip install pyzmq
@@ -25,9 +28,12 @@ import uuid
 from datetime import datetime, timezone
 
 import zmq
+import zmq.auth
 
 INTENTS = os.environ.get("WIDGETBUS_INTENTS") or "tcp://127.0.0.1:5560"
 TIMELINES = os.environ.get("WIDGETBUS_TIMELINES") or "tcp://127.0.0.1:5570"
+SECRET_KEY_FILE = os.environ.get("WIDGETBUS_CURVE_SECRET_KEY_FILE") or None
+KEYS_DIR = os.environ.get("WIDGETBUS_CURVE_KEYS_DIR") or None
 TIMEOUT_MS = 2000  # per attempt
 ATTEMPTS = 3  # Lazy Pirate: resend the same bytes this many times at most
 
@@ -67,6 +73,16 @@ def encode(message):
     return json.dumps(message, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
+def secure(socket, service):
+    """With CURVE configured: prove ourselves with our key pair, and accept only the server whose
+    public key is services/<service>.key (PROTOCOL.md §2a). Without it: nothing, plain TCP."""
+    if SECRET_KEY_FILE is None:
+        return
+    public, secret = zmq.auth.load_certificate(SECRET_KEY_FILE)
+    server, _ = zmq.auth.load_certificate(os.path.join(KEYS_DIR, "services", service + ".key"))
+    socket.curve_publickey, socket.curve_secretkey, socket.curve_serverkey = public, secret, server
+
+
 class LazyPirateClient:
     """REQ client: poll with a timeout; on silence close the (now stuck) REQ socket, open a new
     one and resend the *same bytes* (same id), a bounded number of times."""
@@ -79,6 +95,7 @@ class LazyPirateClient:
     def _connect(self):
         socket = self.context.socket(zmq.REQ)
         socket.setsockopt(zmq.LINGER, 0)
+        secure(socket, "intent-handler")
         socket.connect(self.endpoint)
         return socket
 
@@ -107,6 +124,7 @@ class DealerClient:
     def __init__(self, context, endpoint):
         self.socket = context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 0)
+        secure(self.socket, "timeline-service")
         self.socket.connect(endpoint)
         self.endpoint = endpoint
 

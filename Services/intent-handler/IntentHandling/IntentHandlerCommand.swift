@@ -12,7 +12,7 @@ public struct IntentHandlerCommand: AsyncParsableCommand {
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
             .dataDirectory, .stateCapacity, .intentPacing,
-        ] + BusBinding.settings + [.logLevel])
+        ] + BusBinding.settings + BusSecurity.settings + [.logLevel])
     )
 
     public init() {}

@@ -12,7 +12,7 @@ public struct MetricsIngestCommand: AsyncParsableCommand {
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.metrics.setting, BusEndpoint.metricsEvents.setting, BusEndpoint.metricsSnapshot.setting,
             BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, .dataDirectory,
-        ] + BusBinding.settings + [.logLevel])
+        ] + BusBinding.settings + BusSecurity.settings + [.logLevel])
     )
 
     public init() {}

@@ -11,8 +11,8 @@ public struct SnapshotWriterCommand: AsyncParsableCommand {
         abstract: "Keeps one JSON snapshot file per user and widget kind, written atomically, never stale.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.timelineEvents.setting, BusEndpoint.timelines.setting, .snapshotDirectory,
-            .snapshotCoalesceDelay, .snapshotDiskCheck, .logLevel,
-        ])
+            .snapshotCoalesceDelay, .snapshotDiskCheck,
+        ] + BusSecurity.settings + [.logLevel])
     )
 
     public init() {}

@@ -17,6 +17,8 @@ public struct SnapshotWriterService: BusService {
         var snapshotDirectory: String
         var coalesceDelay: Duration
         var diskCheckInterval: Duration
+        /// It binds nothing: only its connections, with CURVE when configured.
+        var binding: BusBinding
 
         public init(environment: [String: String]) throws {
             timelineEventsEndpoint = BusEndpoint.timelineEvents.resolve(in: environment)
@@ -24,6 +26,7 @@ public struct SnapshotWriterService: BusService {
             snapshotDirectory = EnvironmentSetting.snapshotDirectory.resolve(in: environment)
             coalesceDelay = .milliseconds(try EnvironmentSetting.snapshotCoalesceDelay.integer(in: environment, range: 0...10_000))
             diskCheckInterval = .seconds(try EnvironmentSetting.snapshotDiskCheck.integer(in: environment, range: 1...86_400))
+            binding = BusBinding(connectingWith: try BusSecurity.Settings(environment: environment))
         }
     }
 
@@ -39,6 +42,8 @@ public struct SnapshotWriterService: BusService {
 
     let configuration: Configuration
     let logger: Logger
+
+    public var binding: BusBinding { configuration.binding }
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration

@@ -33,7 +33,7 @@ public struct SyncAgentConfiguration: Sendable {
         BusEndpoint.sync.setting, BusEndpoint.syncEvents.setting, BusEndpoint.intents.setting,
         BusEndpoint.stateEvents.setting, databaseURL, .dataDirectory, interval, backoffBase, backoffCap, concurrency,
         databaseTimeout,
-    ] + BusBinding.settings + [.logLevel]
+    ] + BusBinding.settings + BusSecurity.settings + [.logLevel]
 
     var bus: SyncBus.Configuration
     var target: Target

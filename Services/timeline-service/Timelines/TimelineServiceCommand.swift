@@ -13,7 +13,7 @@ public struct TimelineServiceCommand: AsyncParsableCommand {
             BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.metricsEvents.setting,
             BusEndpoint.metricsSnapshot.setting, BusEndpoint.timelines.setting,
             BusEndpoint.timelineEvents.setting,
-        ] + BusBinding.settings + [.logLevel])
+        ] + BusBinding.settings + BusSecurity.settings + [.logLevel])
     )
 
     public init() {}

@@ -151,7 +151,7 @@ struct PushOptions: ParsableArguments {
 
     func send(_ messages: [Data], ids: [String], samples: Int, codec: WireCodec) throws {
         let endpoint = BusEndpoint.metrics.resolve(in: ProcessInfo.processInfo.environment)
-        let pusher = try MetricsPusher(endpoint: endpoint, timeoutMilliseconds: timeout)
+        let pusher = try MetricsPusher(endpoint: endpoint, timeoutMilliseconds: timeout, security: try BusSecurity.Settings.ofThisProcess())
         defer { pusher.finish() }
         do {
             for message in messages { try pusher.push(message) }

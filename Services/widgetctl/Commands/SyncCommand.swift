@@ -61,7 +61,8 @@ struct SyncRequestOptions: ParsableArguments {
     func send(_ envelope: Envelope<JSONValue>, codec: WireCodec) throws -> Data {
         let endpoint = BusEndpoint.sync.resolve(in: ProcessInfo.processInfo.environment)
         let client = RequestClient(
-            context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: timeout, attempts: attempts)
+            context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: timeout, attempts: attempts,
+            security: try BusSecurity.Settings.ofThisProcess())
         do {
             return try client.request(try codec.encode(envelope))
         } catch let error as RequestClient.NoReply {

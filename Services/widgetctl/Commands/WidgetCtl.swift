@@ -8,7 +8,7 @@ public struct WidgetCtl: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "widgetctl",
         abstract: "Send intents to WidgetBus, read timelines, snapshots and sync results, and watch events.",
-        discussion: EnvironmentSetting.helpText(BusEndpoint.all.map(\.setting)) + """
+        discussion: EnvironmentSetting.helpText(BusEndpoint.all.map(\.setting) + BusSecurity.settings) + """
 
 
             Output: replies, timelines, pending records, snapshots, sync results and metrics status are printed \
@@ -62,7 +62,9 @@ extension RequestOptions {
     /// Sends `envelope` to `endpoint` (Lazy Pirate) and returns the raw reply payload.
     func send(_ envelope: Envelope<some Encodable & Sendable>, to endpoint: String, codec: WireCodec) throws -> Data {
         let context = try ZMQContextHolder.shared
-        let client = RequestClient(context: context, endpoint: endpoint, timeoutMilliseconds: timeout, attempts: attempts)
+        let client = RequestClient(
+            context: context, endpoint: endpoint, timeoutMilliseconds: timeout, attempts: attempts,
+            security: try BusSecurity.Settings.ofThisProcess())
         do {
             return try client.request(try codec.encode(envelope))
         } catch let error as RequestClient.NoReply {

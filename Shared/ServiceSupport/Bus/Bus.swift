@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import WidgetBusProtocol
 import ZeroMQ
 
@@ -49,6 +50,9 @@ public final class Bus {
     public let codec: WireCodec
     /// Where the sockets that bind listen.
     public let binding: BusBinding
+    /// CURVE on every socket, when configured: servers check clients against their endpoint's
+    /// allow-list, clients prove the server is the endpoint's owner.
+    public let security: BusSecurity?
 
     private final class Reader {
         let target: ZMQPollTarget
@@ -77,12 +81,18 @@ public final class Bus {
     private var sockets: [ZMQSocket] = []
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
+    private var zapHandler: ZAPHandler?
+    /// Connections the ZAP handler refused so far, by endpoint variable.
+    public var refusedConnections: [String: Int] { zapHandler?.refusals ?? [:] }
+    private var hangUpSource: (any DispatchSourceSignal)?
 
     public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec(), binding: BusBinding = .loopback) throws {
         context = try ZMQContext()
         self.clock = clock
         self.codec = codec
         self.binding = binding
+        security = try binding.security.map(BusSecurity.init)
+        if let security { try serveZAP(security) }
     }
 
     /// Whether a stop was requested: a handler draining a batch finishes the message in hand and
@@ -105,7 +115,7 @@ public final class Bus {
         let socket = try makeSocket(.router) {
             try $0.setLinger(milliseconds: 500)
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-            try $0.bind(binding.address(for: endpoint))
+            try bind($0, at: endpoint)
         }
         onMessages(of: socket, batch: batch, pacing: pacing, answersRequests: true) { frames in
             let messages = frames.map(RoutedMessage.init(frames:))
@@ -135,7 +145,7 @@ public final class Bus {
         let socket = try makeSocket(.pub) {
             try $0.setLinger(milliseconds: 500)
             try $0.setSendHighWaterMark(EventPublisher.sendHighWaterMark)
-            try $0.bind(binding.address(for: endpoint))
+            try bind($0, at: endpoint)
         }
         let publisher = EventPublisher(name: name, epoch: epoch, socket: socket, lastSequence: lastSequence, codec: codec, now: clock.now)
         timer(dueAt: { publisher.nextHeartbeat }) { now in try publisher.sendHeartbeat(now: now) }
@@ -151,7 +161,7 @@ public final class Bus {
         let socket = try makeSocket(.pull) {
             try $0.setLinger(milliseconds: 0)
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-            try $0.bind(binding.address(for: endpoint))
+            try bind($0, at: endpoint)
         }
         onMessages(of: socket, batch: batch, while: isActive, take)
     }
@@ -168,7 +178,7 @@ public final class Bus {
             try $0.setLinger(milliseconds: 0)
             try $0.setReceiveHighWaterMark(EventPublisher.sendHighWaterMark)
             for topic in topics { try $0.subscribe(topic) }
-            try $0.connect(endpoint)
+            try $0.connect(endpoint, security: binding.security)
         }
         onMessages(of: socket, batch: Self.defaultBatch, pacing: pacing) { messages in
             for frames in messages { try handle(frames) }
@@ -181,7 +191,7 @@ public final class Bus {
         let socket = try makeSocket(.dealer) {
             try $0.setLinger(milliseconds: 0)
             try $0.setMaxMessageSize(bytes: -1)
-            try $0.connect(endpoint)
+            try $0.connect(endpoint, security: binding.security)
         }
         onMessages(of: socket, batch: Self.defaultBatch) { messages in
             for frames in messages { try handle(frames) }
@@ -287,12 +297,56 @@ public final class Bus {
     /// Closes every socket and mailbox and ends the context. Other threads that opened sockets on
     /// ``context`` must have closed them first.
     public func close() {
+        hangUpSource?.cancel()
         for close in closeMailboxes { close() }
         for socket in sockets { socket.close() }
         context.terminate()
     }
 
     // MARK: - Plumbing
+
+    /// Binds `socket` at `endpoint` on ``binding``'s host, as a CURVE server of that endpoint's
+    /// allow-list when ``security`` is set.
+    private func bind(_ socket: ZMQSocket, at endpoint: String) throws {
+        if let security { try socket.makeCurveServer(keys: security.keys, domain: security.domain(of: endpoint)) }
+        try socket.bind(binding.address(for: endpoint))
+    }
+
+
+    /// The ZAP handler every CURVE server socket of this context asks, on this thread; and
+    /// SIGHUP reloads the allow-lists it answers from.
+    private func serveZAP(_ security: BusSecurity) throws {
+        let logger = Logger(label: "widgetbus.security")
+        let handler = ZAPHandler(security: security, logger: logger)
+        // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn.
+        let socket = try makeSocket(.router) {
+            try $0.setLinger(milliseconds: 0)
+            try $0.bind(ZAPHandler.endpoint)
+        }
+        onMessages(of: socket, batch: Self.defaultBatch) { requests in
+            for request in requests.map(RoutedMessage.init(frames:)) {
+                if let reply = handler.reply(to: request.payloadFrames) {
+                    try socket.send(request.route + reply, dontWait: true)
+                }
+            }
+        }
+        zapHandler = handler
+        let reloads = try BusMailbox<Void>()
+        receive(from: reloads) { posted in
+            guard !posted.isEmpty else { return }
+            do {
+                try security.reload()
+                logger.info("allow-lists reloaded", metadata: ["widgetbus.keys_dir": "\(security.directory.path)"])
+            } catch {
+                logger.error("allow-lists not reloaded; the previous ones stay", metadata: ["widgetbus.error": "\(error)"])
+            }
+        }
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP)
+        source.setEventHandler { reloads.post(()) }
+        source.resume()
+        hangUpSource = source
+    }
 
     private func makeSocket(_ type: ZMQSocketType, _ configure: (ZMQSocket) throws -> Void) throws -> ZMQSocket {
         let socket = try ZMQSocket(context: context, type: type)

@@ -1,17 +1,19 @@
 import Foundation
 import WidgetBusProtocol
 
-/// Where a service's sockets listen: every endpoint it binds, at that endpoint's port, on one
-/// host (`WIDGETBUS_BIND_HOST`), loopback unless the deployment says otherwise.
+/// How a service is on the network: where its sockets listen — every endpoint it binds, at that
+/// endpoint's port, on one host (`WIDGETBUS_BIND_HOST`), loopback unless the deployment says
+/// otherwise — and, when keys are configured, CURVE on every socket (``BusSecurity``).
 ///
-/// The bus carries users' health data with no authentication, so a service listens beyond this
-/// machine only when told twice: a non-loopback host, and `WIDGETBUS_INSECURE=1` to accept that
-/// anyone who reaches the port can read and write it. Without the second, the service refuses to
-/// start and says so in one line.
-public struct BusBinding: Sendable, Equatable {
+/// The bus carries users' health data, so a service listens beyond this machine only with CURVE,
+/// or when told twice: a non-loopback host, and `WIDGETBUS_INSECURE=1` to accept that anyone who
+/// reaches the port can read and write it. Otherwise it refuses to start and says so in one line.
+public struct BusBinding: Sendable {
     /// The interface to listen on: an IPv4 address, `0.0.0.0` or `*` for all of them, or an
     /// interface name (`eth0`), as libzmq reads it.
     public let host: String
+    /// CURVE keys and allow-lists; nil runs the bus in the clear.
+    public let security: BusSecurity.Settings?
 
     public static let host = EnvironmentSetting(
         variable: "WIDGETBUS_BIND_HOST", defaultValue: "127.0.0.1",
@@ -19,20 +21,27 @@ public struct BusBinding: Sendable, Equatable {
     public static let insecure = EnvironmentSetting(
         variable: "WIDGETBUS_INSECURE", defaultValue: "0",
         purpose: "1 to listen beyond loopback without authentication (anyone who reaches a port can use it)")
-    /// The settings every service that binds reads, for its `--help`.
+    /// The settings every service that binds reads, for its `--help` (with ``BusSecurity/settings``).
     public static let settings = [host, insecure]
 
     /// Loopback, as every service listens by default.
     public static let loopback = BusBinding(host: "127.0.0.1")
 
-    init(host: String) {
+    /// For a bus that binds nothing and connects with `security` (a follower, a CLI).
+    public init(connectingWith security: BusSecurity.Settings?) {
+        self.init(host: Self.loopback.host, security: security)
+    }
+
+    init(host: String, security: BusSecurity.Settings? = nil) {
         self.host = host
+        self.security = security
     }
 
     /// The binding `environment` asks for.
     ///
     /// - Throws: ``InvalidSetting`` for an empty host, a `WIDGETBUS_INSECURE` other than 0 or 1,
-    ///   or a host beyond loopback without `WIDGETBUS_INSECURE=1`.
+    ///   a host beyond loopback with neither CURVE keys nor `WIDGETBUS_INSECURE=1`, or keys that
+    ///   cannot be read (``BusSecurity/Settings/init(environment:)``).
     public init(environment: [String: String]) throws(InvalidSetting) {
         let host = Self.host.resolve(in: environment).trimmingCharacters(in: .whitespaces)
         guard !host.isEmpty, !host.contains(":"), !host.contains("/") else {
@@ -42,13 +51,14 @@ public struct BusBinding: Sendable, Equatable {
         guard insecure == "0" || insecure == "1" else {
             throw InvalidSetting("\(Self.insecure.variable) must be 0 or 1, got '\(insecure)'")
         }
-        guard Self.isLoopback(host) || insecure == "1" else {
+        let security = try BusSecurity.Settings(environment: environment)
+        guard Self.isLoopback(host) || security != nil || insecure == "1" else {
             throw InvalidSetting(
                 "refusing to listen on \(host) without authentication: anyone who reaches the bus could read and write every "
-                    + "user's data; listen on loopback (\(Self.host.variable)=127.0.0.1), or set \(Self.insecure.variable)=1 "
-                    + "to accept that")
+                    + "user's data; configure CURVE keys (\(BusSecurity.secretKeyFile.variable)), listen on loopback "
+                    + "(\(Self.host.variable)=127.0.0.1), or set \(Self.insecure.variable)=1 to accept that")
         }
-        self.init(host: host)
+        self.init(host: host, security: security)
     }
 
     /// The address a socket binds for `endpoint`: its port on ``host`` (ipc and inproc as given).

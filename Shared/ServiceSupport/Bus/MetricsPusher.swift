@@ -22,13 +22,14 @@ public final class MetricsPusher {
     public let endpoint: String
     public let timeoutMilliseconds: Int
 
-    public init(endpoint: String, timeoutMilliseconds: Int) throws {
+    /// - Parameter security: CURVE keys to connect with; nil in the clear.
+    public init(endpoint: String, timeoutMilliseconds: Int, security: BusSecurity.Settings?) throws {
         context = try ZMQContext()
         socket = try ZMQSocket(context: context, type: .push)
         try socket.setImmediate(true)
         try socket.setSendTimeout(milliseconds: Int32(clamping: timeoutMilliseconds))
         try socket.setLinger(milliseconds: Int32(clamping: timeoutMilliseconds))
-        try socket.connect(endpoint)
+        try socket.connect(endpoint, security: security)
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
     }

@@ -19,11 +19,12 @@ public final class PipelinedClient {
     public let endpoint: String
     public let timeoutMilliseconds: Int
 
-    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 10_000) throws {
+    /// - Parameter security: CURVE keys to connect with; nil in the clear.
+    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 10_000, security: BusSecurity.Settings?) throws {
         socket = try ZMQSocket(context: context, type: .dealer)
         try socket.setLinger(milliseconds: 0)
         try socket.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try socket.connect(endpoint)
+        try socket.connect(endpoint, security: security)
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
     }

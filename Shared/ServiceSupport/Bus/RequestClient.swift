@@ -21,10 +21,16 @@ public final class RequestClient {
     public let endpoint: String
     public let timeoutMilliseconds: Int
     public let attempts: Int
+    private let security: BusSecurity.Settings?
     private var socket: ZMQSocket?
 
-    public init(context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 2_000, attempts: Int = 3) {
+    /// - Parameter security: CURVE keys to connect with; nil in the clear.
+    public init(
+        context: ZMQContext, endpoint: String, timeoutMilliseconds: Int = 2_000, attempts: Int = 3,
+        security: BusSecurity.Settings?
+    ) {
         self.context = context
+        self.security = security
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
         self.attempts = max(1, attempts)
@@ -55,7 +61,7 @@ public final class RequestClient {
         let socket = try ZMQSocket(context: context, type: .req)
         try socket.setLinger(milliseconds: 0)
         try socket.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try socket.connect(endpoint)
+        try socket.connect(endpoint, security: security)
         self.socket = socket
         return socket
     }

@@ -29,7 +29,9 @@ final class BusFixture {
     }()
 
     let root: URL
-    let environment: [String: String]
+    /// What every process the fixture starts gets; a test may add to it (keys, say) before it
+    /// starts any.
+    var environment: [String: String]
     private(set) var running: [Service: ServiceProcess] = [:]
     private var logs: [String] = []
     let codec = WireCodec()

@@ -76,7 +76,7 @@ final class IntentDriver {
         try socket.setSendHighWaterMark(0)  // open loop: queue rather than refuse when the server lags
         try socket.setReceiveHighWaterMark(0)
         try socket.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try socket.connect(endpoint)
+        try socket.connect(endpoint, security: try BusSecurity.Settings.ofThisProcess())
         descriptor = try socket.fileDescriptor
         self.endpoint = endpoint
         self.runID = runID

@@ -75,14 +75,14 @@ struct IntentHandlerBenchmark: ParsableCommand {
         }
         guard inFlight > 1 else {
             let client = RequestClient(
-                context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
+                context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1, security: nil)
             return try .measure(name: "intent round trip", requests: requests, payloadBytes: 0) { index in
                 try check(try client.request(try intentPayload(codec: codec, runID: runID, round: round, index: index)))
             } errors: { errors }
         }
         return try .pipelined(
             name: "intents, \(inFlight) in flight", requests: requests, window: inFlight, payloadBytes: 0,
-            client: try PipelinedClient(context: try ZMQContextHolder.shared, endpoint: endpoint)
+            client: try PipelinedClient(context: try ZMQContextHolder.shared, endpoint: endpoint, security: nil)
         ) { try intentPayload(codec: codec, runID: runID, round: round, index: $0) } reply: { try check($0) } errors: { errors }
     }
 }

@@ -120,7 +120,7 @@ struct MetricsIngestBenchmark: ParsableCommand {
         let sampleCount = samples
         let before = try status.handled()
         let watcher = try MetricsEventWatcher(endpoint: BusEndpoint.metricsEvents.resolve(in: environment))
-        let pusher = try MetricsPusher(endpoint: BusEndpoint.metrics.resolve(in: environment), timeoutMilliseconds: 30_000)
+        let pusher = try MetricsPusher(endpoint: BusEndpoint.metrics.resolve(in: environment), timeoutMilliseconds: 30_000, security: nil)
         let clock = ContinuousClock()
         var sent: [(id: String, at: ContinuousClock.Instant)] = []
         sent.reserveCapacity(messages.count)
@@ -155,7 +155,7 @@ struct MetricsIngestBenchmark: ParsableCommand {
         name: String, _ messages: [(id: String, payload: Data)], environment: [String: String]
     ) throws -> Measurement {
         let watcher = try MetricsEventWatcher(endpoint: BusEndpoint.metricsEvents.resolve(in: environment))
-        let pusher = try MetricsPusher(endpoint: BusEndpoint.metrics.resolve(in: environment), timeoutMilliseconds: 30_000)
+        let pusher = try MetricsPusher(endpoint: BusEndpoint.metrics.resolve(in: environment), timeoutMilliseconds: 30_000, security: nil)
         defer { pusher.finish() }
         let clock = ContinuousClock()
         var histogram = Histogram<UInt64>.latencyMicroseconds()
@@ -205,7 +205,7 @@ struct MetricsIngestBenchmark: ParsableCommand {
         ready.wait()
         defer { serverContext.terminate() }
         guard let endpoint = bound.withLock({ $0 }) else { throw ValidationError("raw baseline receiver failed to bind") }
-        let pusher = try MetricsPusher(endpoint: endpoint, timeoutMilliseconds: 30_000)
+        let pusher = try MetricsPusher(endpoint: endpoint, timeoutMilliseconds: 30_000, security: nil)
         defer { pusher.finish() }
         let payload = Data(repeating: 0x61, count: payloadBytes)
         let clock = ContinuousClock()
@@ -258,7 +258,7 @@ private struct StatusReader {
     let codec: WireCodec
 
     func handled() throws -> UInt64 {
-        let client = RequestClient(context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
+        let client = RequestClient(context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1, security: nil)
         let envelope = Envelope(type: MessageType.metricsStatusRequest.rawValue, body: EmptyBody())
         guard case .success(let reply) = try ReplyDecoding.decode(try client.request(try codec.encode(envelope)), as: MetricsStatusBody.self, codec: codec)
         else { throw ValidationError("metrics-ingest answered MetricsStatusRequest with an error") }

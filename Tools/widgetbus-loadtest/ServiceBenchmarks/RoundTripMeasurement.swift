@@ -111,14 +111,14 @@ struct RoundTripMeasurement: Codable {
         let payload = Data(repeating: 0x61, count: payloadBytes)
         guard inFlight > 1 else {
             let client = RequestClient(
-                context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1)
+                context: try ZMQContextHolder.shared, endpoint: endpoint, timeoutMilliseconds: 5_000, attempts: 1, security: nil)
             return try measure(name: "raw libzmq REQ/REP", requests: requests, payloadBytes: payloadBytes) { _ in
                 _ = try client.request(payload)
             }
         }
         return try pipelined(
             name: "raw libzmq DEALER/ROUTER", requests: requests, window: inFlight, payloadBytes: payloadBytes,
-            client: try PipelinedClient(context: try ZMQContextHolder.shared, endpoint: endpoint)
+            client: try PipelinedClient(context: try ZMQContextHolder.shared, endpoint: endpoint, security: nil)
         ) { _ in payload }
     }
 

@@ -84,7 +84,7 @@ struct SnapshotWriterBenchmark: ParsableCommand {
         let names = (0..<max(1, users)).map { "snapbench-\(runID)-\($0)" }
         let files = try names.map { try SnapshotPath(root: root, user: $0, kind: .tensionCheck).file }
         let client = try PipelinedClient(
-            context: try ZMQContextHolder.shared, endpoint: BusEndpoint.intents.resolve(in: environment))
+            context: try ZMQContextHolder.shared, endpoint: BusEndpoint.intents.resolve(in: environment), security: nil)
         let codec = WireCodec()
 
         // Every user gets a file first, so that its folder exists to be watched.

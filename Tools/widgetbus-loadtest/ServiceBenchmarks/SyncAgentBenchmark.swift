@@ -30,7 +30,7 @@ struct SyncAgentBenchmark: ParsableCommand {
             let codec = WireCodec()
             let client = RequestClient(
                 context: try ZMQContextHolder.shared, endpoint: BusEndpoint.intents.resolve(in: ProcessInfo.processInfo.environment),
-                timeoutMilliseconds: 5_000, attempts: 3)
+                timeoutMilliseconds: 5_000, attempts: 3, security: nil)
             let started = ContinuousClock.now
             var errors = 0
             for round in 0..<records {
@@ -81,7 +81,7 @@ struct SyncAgentBenchmark: ParsableCommand {
             let codec = WireCodec()
             let environment = ProcessInfo.processInfo.environment
             let context = try ZMQContextHolder.shared
-            let intents = RequestClient(context: context, endpoint: BusEndpoint.intents.resolve(in: environment))
+            let intents = RequestClient(context: context, endpoint: BusEndpoint.intents.resolve(in: environment), security: nil)
             let deadline = Date().addingTimeInterval(timeout)
             while true {
                 let envelope = Envelope(type: MessageType.pendingUsersRequest.rawValue, body: EmptyBody())
@@ -95,7 +95,7 @@ struct SyncAgentBenchmark: ParsableCommand {
                 usleep(100_000)
             }
             let agent = RequestClient(
-                context: context, endpoint: BusEndpoint.sync.resolve(in: environment), timeoutMilliseconds: 10_000, attempts: 2)
+                context: context, endpoint: BusEndpoint.sync.resolve(in: environment), timeoutMilliseconds: 10_000, attempts: 2, security: nil)
             let request = Envelope(type: MessageType.syncStatusRequest.rawValue, body: EmptyBody())
             let status = try codec.decode(Envelope<SyncStatusBody>.self, from: try agent.request(try codec.encode(request))).body
             let results = status.results.filter { $0.user.hasPrefix(prefix + "-") && $0.pushed > 0 }

@@ -209,7 +209,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
     // MARK: - intent-handler thread
 
     private func serveIntentHandlerRequests(context: ZMQContext) {
-        let client = RequestClient(context: context, endpoint: configuration.intentsEndpoint)
+        let client = RequestClient(context: context, endpoint: configuration.intentsEndpoint, security: configuration.binding.security)
         while let (payload, continuation) = intentJobs.next() {
             continuation.resume(with: Result { try client.request(payload) })
         }

@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import WidgetBusProtocol
+import ZeroMQ
+
+/// CURVE on every socket of a service, from the environment: its own key pair, the public keys
+/// of the services it connects to, and the allow-lists its endpoints consult (``EndpointAccess``).
+///
+/// The keys directory (`WIDGETBUS_CURVE_KEYS_DIR`) holds `services/<service>.key` for every
+/// service, and a folder of `*.key` files per ``ClientRole`` (`publishers/`, `gateways/`,
+/// `operators/`), as pyzmq's `zmq.auth` keeps them. The allow-lists are read at start and again
+/// on ``reload()`` (SIGHUP), so a key is let in or shut out without a restart.
+/// Owned by the bus's thread.
+public final class BusSecurity {
+    public static let secretKeyFile = EnvironmentSetting(
+        variable: "WIDGETBUS_CURVE_SECRET_KEY_FILE", defaultValue: "none: CURVE off",
+        purpose: "this executable's CURVE secret key (a .key_secret certificate or the bare Z85 key); turns CURVE on")
+    public static let keysDirectory = EnvironmentSetting(
+        variable: "WIDGETBUS_CURVE_KEYS_DIR", defaultValue: "none",
+        purpose: "public keys: services/<service>.key, and the allow-lists publishers/, gateways/, operators/ (*.key)")
+    public static let settings = [secretKeyFile, keysDirectory]
+
+    /// What the environment says, checked at start: a service's configuration holds it, and
+    /// each bus makes its own ``BusSecurity`` from it.
+    public struct Settings: Sendable {
+        public let keys: CurveKeyPair
+        public let directory: URL
+        /// Every configured endpoint, by the address it is configured with.
+        let endpoints: [String: BusEndpoint]
+
+        /// The settings `environment` asks for; nil when it names no secret key (CURVE off).
+        ///
+        /// - Throws: ``InvalidSetting`` for an unreadable key, a missing keys directory, or a
+        ///   malformed key file in it.
+        public init?(environment: [String: String]) throws(InvalidSetting) {
+            guard let file = environment[BusSecurity.secretKeyFile.variable], !file.isEmpty else { return nil }
+            do {
+                keys = try CurveCertificate.keyPair(from: URL(fileURLWithPath: file))
+            } catch {
+                throw InvalidSetting("\(BusSecurity.secretKeyFile.variable): \(error)")
+            }
+            guard let folder = environment[BusSecurity.keysDirectory.variable], !folder.isEmpty else {
+                throw InvalidSetting(
+                    "\(BusSecurity.secretKeyFile.variable) needs \(BusSecurity.keysDirectory.variable), the servers' public keys")
+            }
+            directory = URL(fileURLWithPath: folder)
+            endpoints = Dictionary(BusEndpoint.all.map { ($0.resolve(in: environment), $0) }) { first, _ in first }
+            do {
+                _ = try BusSecurity(self)
+            } catch {
+                throw InvalidSetting("\(BusSecurity.keysDirectory.variable): \(error)")
+            }
+        }
+
+        /// This process's settings (a CLI's: it has no configuration struct to hold them).
+        public static func ofThisProcess() throws(InvalidSetting) -> Settings? {
+            try Settings(environment: ProcessInfo.processInfo.environment)
+        }
+
+        /// The public key a client of `endpoint` expects the server to prove: its owner's.
+        public func serverKey(for endpoint: String) throws -> String {
+            guard let owner = endpoints[endpoint]?.owner else {
+                throw CurveCertificate.Failure(description: "\(endpoint) is not an endpoint of this topology")
+            }
+            return try serviceKey(owner)
+        }
+
+        /// The public key of `service`, from `services/<service>.key`.
+        func serviceKey(_ service: String) throws -> String {
+            try CurveCertificate.publicKey(from: directory.appendingPathComponent("services/\(service).key"))
+        }
+    }
+
+    public let settings: Settings
+    public var keys: CurveKeyPair { settings.keys }
+    public var directory: URL { settings.directory }
+    /// The public keys each endpoint lets in, by endpoint variable (the ZAP domain).
+    public private(set) var allowed: [String: Set<String>] = [:]
+
+    /// Reads the allow-lists of `settings`.
+    public init(_ settings: Settings) throws {
+        self.settings = settings
+        try reload()
+    }
+
+    /// Reads the allow-lists again.
+    public func reload() throws {
+        let roles = try Dictionary(uniqueKeysWithValues: ClientRole.allCases.map {
+            ($0, try CurveCertificate.publicKeys(in: directory.appendingPathComponent($0.rawValue)))
+        })
+        var allowed: [String: Set<String>] = [:]
+        for endpoint in BusEndpoint.all {
+            let access = endpoint.access
+            var keys = access.roles.reduce(into: Set<String>()) { $0.formUnion(roles[$1] ?? []) }
+            // Its owner too: a service's health check runs with the service's own key.
+            for service in access.services.union([endpoint.owner]) {
+                if let key = try? settings.serviceKey(service) { keys.insert(key) }
+            }
+            allowed[endpoint.variable] = keys
+        }
+        self.allowed = allowed
+    }
+
+    /// The ZAP domain of the socket bound at `endpoint`: its variable, so each endpoint is
+    /// checked against its own allow-list.
+    public func domain(of endpoint: String) -> String {
+        settings.endpoints[endpoint]?.variable ?? endpoint
+    }
+
+    /// Whether the client whose public key is `key` may connect to the endpoint of `domain`.
+    public func allows(_ key: String, domain: String) -> Bool {
+        allowed[domain]?.contains(key) ?? false
+    }
+}
+
+extension ZMQSocket {
+    /// Connects to `endpoint`, as a CURVE client of the endpoint's owner with `security`'s keys
+    /// when it is set, in the clear otherwise: every client of the bus connects through this.
+    public func connect(_ endpoint: String, security: BusSecurity.Settings?) throws {
+        if let security { try makeCurveClient(keys: security.keys, serverKey: try security.serverKey(for: endpoint)) }
+        try connect(endpoint)
+    }
+}
