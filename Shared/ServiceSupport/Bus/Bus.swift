@@ -81,9 +81,6 @@ public final class Bus {
     private var sockets: [ZMQSocket] = []
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
-    private var zapHandler: ZAPHandler?
-    /// Connections the ZAP handler refused so far, by endpoint variable.
-    public var refusedConnections: [String: Int] { zapHandler?.refusals ?? [:] }
     private var hangUpSource: (any DispatchSourceSignal)?
 
     public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec(), binding: BusBinding = .loopback) throws {
@@ -330,7 +327,6 @@ public final class Bus {
                 }
             }
         }
-        zapHandler = handler
         let reloads = try BusMailbox<Void>()
         receive(from: reloads) { posted in
             guard !posted.isEmpty else { return }

@@ -14,8 +14,8 @@ final class ZAPHandler {
 
     private let security: BusSecurity
     private let logger: Logger
-    /// Refusals so far, by endpoint variable.
-    private(set) var refusals: [String: Int] = [:]
+    /// Refusals so far, by endpoint variable: a refused key's log line says how many.
+    private var refusals: [String: Int] = [:]
     private var logged: Set<String> = []
 
     init(security: BusSecurity, logger: Logger) {
