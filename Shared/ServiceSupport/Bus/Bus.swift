@@ -81,6 +81,7 @@ public final class Bus {
     private var sockets: [ZMQSocket] = []
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
+    private var servesZAP = false
     private var hangUpSource: (any DispatchSourceSignal)?
 
     public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec(), binding: BusBinding = .loopback) throws {
@@ -89,7 +90,6 @@ public final class Bus {
         self.codec = codec
         self.binding = binding
         security = try binding.security.map(BusSecurity.init)
-        if let security { try serveZAP(security) }
     }
 
     /// Whether a stop was requested: a handler draining a batch finishes the message in hand and
@@ -305,14 +305,19 @@ public final class Bus {
     /// Binds `socket` at `endpoint` on ``binding``'s host, as a CURVE server of that endpoint's
     /// allow-list when ``security`` is set.
     private func bind(_ socket: ZMQSocket, at endpoint: String) throws {
-        if let security { try socket.makeCurveServer(keys: security.keys, domain: security.domain(of: endpoint)) }
+        if let security {
+            if !servesZAP { try serveZAP(security) }
+            try socket.makeCurveServer(keys: security.keys, domain: security.domain(of: endpoint))
+        }
         try socket.bind(binding.address(for: endpoint))
     }
 
 
-    /// The ZAP handler every CURVE server socket of this context asks, on this thread; and
-    /// SIGHUP reloads the allow-lists it answers from.
+    /// The ZAP handler every CURVE server socket of this context asks, on this thread, bound
+    /// before the first of them (a CURVE server with no handler would let any key in); and SIGHUP
+    /// reloads the allow-lists it answers from. A bus that only connects has neither.
     private func serveZAP(_ security: BusSecurity) throws {
+        servesZAP = true
         let logger = Logger(label: "widgetbus.security")
         let handler = ZAPHandler(security: security, logger: logger)
         // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn.
