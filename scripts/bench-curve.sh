@@ -27,18 +27,18 @@ run() {  # plain|curve loadtest-arguments…
     shift
     work=$(mktemp -d "${TMPDIR:-/tmp}/widgetbus-bench-curve.XXXXXX")
     (
+        export WIDGETBUS_SNAPSHOT_DIR="/dev/shm/$(basename "$work")"
+        trap 'WIDGETBUS_LOCAL_DIR="$work/local" deploy/local/widgetbus down >/dev/null 2>&1 || true; rm -rf -- "$work" "$WIDGETBUS_SNAPSHOT_DIR"' EXIT
         for variable in $(sed -n 's/^\(WIDGETBUS_[A-Z0-9_]*\)=tcp:.*/\1/p' deploy/topology.env); do
             port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
             export "$variable=tcp://127.0.0.1:$port"
         done
         export WIDGETBUS_LOCAL_DIR="$work/local" WIDGETBUS_BIN_DIR="$bin" WIDGETBUS_LOG_LEVEL=warning WIDGETBUS_SYNC_INTERVAL=3600
-        export WIDGETBUS_SNAPSHOT_DIR="/dev/shm/$(basename "$work")"
         if [ "$mode" = curve ]; then
             WIDGETCTL="$bin/widgetctl" bash scripts/curve-keys.sh "$work/keys" >/dev/null
             export WIDGETBUS_CURVE_KEYS_DIR="$work/keys/public" WIDGETBUS_CURVE_SECRETS_DIR="$work/keys/secret"
             export WIDGETBUS_CURVE_SECRET_KEY_FILE="$work/keys/secret/operator.key_secret"
         fi
-        trap 'deploy/local/widgetbus down >/dev/null 2>&1 || true; rm -rf -- "$work" "$WIDGETBUS_SNAPSHOT_DIR"' EXIT
         deploy/local/widgetbus up >/dev/null
         "$bin/widgetbus-loadtest" "$@" --json "$work/report.json" >"$work/out.txt" 2>&1 || { cat "$work/out.txt" >&2; exit 1; }
         python3 - "$work/report.json" <<'PY'
@@ -79,7 +79,10 @@ PY
 
 for round in $(seq "$rounds"); do
     for mode in plain curve; do
-        echo "$round $mode open 2000/s :: $(run "$mode" --rate 2000 --duration 30 --users 1000)"
-        echo "$round $mode one at a time :: $(run "$mode" --in-flight 1 --duration 15 --users 100)"
+        # Assigned first, so that a failed run stops the script (set -e) instead of printing nothing.
+        line=$(run "$mode" --rate 2000 --duration 30 --users 1000)
+        echo "$round $mode open 2000/s :: $line"
+        line=$(run "$mode" --in-flight 1 --duration 15 --users 100)
+        echo "$round $mode one at a time :: $line"
     done
 done

@@ -77,6 +77,8 @@ export WIDGETBUS_LOG_LEVEL="${WIDGETBUS_LOG_LEVEL:-warning}"
 # With --curve: every socket on CURVE, keys from scripts/curve-keys.sh; each service runs with its
 # own secret, widgetctl (the pings) with the operator's, the example with a publisher's.
 as_key() { :; }
+# Plain mode is plain whatever the caller's environment says.
+unset WIDGETBUS_CURVE_SECRET_KEY_FILE WIDGETBUS_CURVE_KEYS_DIR
 if [[ "$curve" == yes ]]; then
     WIDGETCTL="$bin_dir/widgetctl" bash "$repo_root/scripts/curve-keys.sh" "$work_dir/keys" >/dev/null
     export WIDGETBUS_CURVE_KEYS_DIR="$work_dir/keys/public"

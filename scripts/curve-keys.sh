@@ -14,13 +14,21 @@
 # --out DIR/secret --name NAME, then move NAME.key into the role's folder and send SIGHUP.
 #
 # --owner UID makes the secret files belong to UID (root needed): the image runs as uid 10001, and
-# compose hands a service its secret file with the file's own owner and mode.
+# compose hands a service its secret file with the file's own owner and mode. Then only UID (and
+# root) can read them: run a host-side widgetctl with the operator's key under sudo. (sudo drops
+# WIDGETCTL from the environment: pass it as `sudo WIDGETCTL=… scripts/curve-keys.sh …`.)
 # WIDGETCTL is the widgetctl to run (default: the debug build's).
 set -euo pipefail
 
+usage() { echo "usage: curve-keys.sh [--owner UID] DIR" >&2; exit 2; }
 owner=""
-if [ "${1:-}" = "--owner" ]; then owner="$2"; shift 2; fi
-dir="${1:?usage: curve-keys.sh [--owner UID] DIR}"
+if [ "${1:-}" = "--owner" ]; then
+    [ $# -ge 3 ] || usage
+    owner="$2"
+    shift 2
+fi
+[ $# -eq 1 ] || usage
+dir="$1"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 widgetctl="${WIDGETCTL:-$repo_root/.build/debug/widgetctl}"
 [ -x "$widgetctl" ] || { echo "curve-keys: $widgetctl not found (swift build, or set WIDGETCTL)" >&2; exit 2; }

@@ -47,6 +47,13 @@ public struct CurveKeyPair: Sendable, Equatable, CustomStringConvertible, Custom
         return encoded == nil ? nil : Self.text(text)
     }
 
+    /// The 32 bytes of a Z85-encoded key, as CURVE carries it; nil when `key` is not one.
+    public static func binary(_ key: String) -> Data? {
+        guard isWellFormed(key) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        return zmq_z85_decode(&bytes, key) == nil ? nil : Data(bytes)
+    }
+
     /// The text of a NUL-terminated buffer libzmq filled.
     private static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

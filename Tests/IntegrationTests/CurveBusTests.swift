@@ -68,13 +68,20 @@ struct CurveBusTests {
         }
         try bus.waitUntil("the publisher's watch ends", timeout: 10) { !publisherWatch.isRunning }
         #expect(operatorWatch.output.contains("StateChanged"))
+        #expect(publisherWatch.terminate() == 0, "the publisher's watch ran its time: \(publisherWatch.log)")
         #expect(publisherWatch.output.isEmpty, "a publisher key follows no one's events: \(publisherWatch.output)")
+        let app = try CurveCertificate.keyPair(from: URL(fileURLWithPath: keys.environment(as: "app")[BusSecurity.secretKeyFile.variable]!))
 
-        // Each refused key is logged, by its public key, once per endpoint.
+        // Each refused key is logged, by its public key, once per endpoint: the stranger's on the
+        // intents, the app's on the state events (its watch was refused, not idle).
         let log = handler.log
         #expect(log.contains("connection refused") && log.contains(stranger.publicKey))
         #expect(log.components(separatedBy: stranger.publicKey).count - 1 == 1, "logged once")
-        #expect(!log.contains(stranger.secretKey))
+        let refusedApp = log.split(separator: "\n").filter { $0.contains("connection refused") && $0.contains(app.publicKey) }
+        #expect(refusedApp.count == 1 && refusedApp.first?.contains("WIDGETBUS_STATE_EVENTS") == true, "\(refusedApp)")
+        // The service's own secret appears nowhere it writes.
+        let own = try CurveCertificate.keyPair(from: URL(fileURLWithPath: keys.environment(as: "intent-handler")[BusSecurity.secretKeyFile.variable]!))
+        #expect(!log.contains(own.secretKey) && !allowed.stdout.contains(own.secretKey) && !allowed.stderr.contains(own.secretKey))
     }
 
     @Test func aKeyAddedToTheAllowListWorksAfterSIGHUPWithoutARestart() throws {

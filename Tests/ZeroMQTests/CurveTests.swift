@@ -15,6 +15,8 @@ struct CurveTests {
         #expect(CurveKeyPair.isWellFormed(pair.publicKey) && CurveKeyPair.isWellFormed(pair.secretKey))
         #expect(pair.publicKey != pair.secretKey)
         #expect(try CurveKeyPair(secretKey: pair.secretKey) == pair)
+        #expect(CurveKeyPair.binary(pair.publicKey).flatMap(CurveKeyPair.z85) == pair.publicKey, "Z85 and binary round-trip")
+        #expect(CurveKeyPair.binary(pair.publicKey)?.count == 32 && CurveKeyPair.binary("short") == nil)
         #expect(try CurveKeyPair.generate() != pair)
     }
 

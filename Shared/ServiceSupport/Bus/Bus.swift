@@ -82,7 +82,8 @@ public final class Bus {
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
     private var servesZAP = false
-    private var hangUpSource: (any DispatchSourceSignal)?
+    private var zapSocket: ZMQSocket?
+    private var hangUpListener: Int?
 
     public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec(), binding: BusBinding = .loopback) throws {
         context = try ZMQContext()
@@ -90,6 +91,8 @@ public final class Bus {
         self.codec = codec
         self.binding = binding
         security = try binding.security.map(BusSecurity.init)
+        // SIGHUP reloads the keys of a deployment with CURVE: it must not end any of its processes.
+        if security != nil { HangUpSignal.shared.install() }
     }
 
     /// Whether a stop was requested: a handler draining a batch finishes the message in hand and
@@ -294,9 +297,11 @@ public final class Bus {
     /// Closes every socket and mailbox and ends the context. Other threads that opened sockets on
     /// ``context`` must have closed them first.
     public func close() {
-        hangUpSource?.cancel()
+        if let hangUpListener { HangUpSignal.shared.remove(hangUpListener) }
         for close in closeMailboxes { close() }
         for socket in sockets { socket.close() }
+        // The ZAP handler last: a CURVE server with no handler lets any key in.
+        zapSocket?.close()
         context.terminate()
     }
 
@@ -320,11 +325,12 @@ public final class Bus {
         servesZAP = true
         let logger = Logger(label: "widgetbus.security")
         let handler = ZAPHandler(security: security, logger: logger)
-        // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn.
-        let socket = try makeSocket(.router) {
-            try $0.setLinger(milliseconds: 0)
-            try $0.bind(ZAPHandler.endpoint)
-        }
+        // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn. Kept
+        // apart from the other sockets, to be closed after all of them.
+        let socket = try ZMQSocket(context: context, type: .router)
+        zapSocket = socket
+        try socket.setLinger(milliseconds: 0)
+        try socket.bind(ZAPHandler.endpoint)
         onMessages(of: socket, batch: Self.defaultBatch) { requests in
             for request in requests.map(RoutedMessage.init(frames:)) {
                 if let reply = handler.reply(to: request.payloadFrames) {
@@ -342,11 +348,7 @@ public final class Bus {
                 logger.error("allow-lists not reloaded; the previous ones stay", metadata: ["widgetbus.error": "\(error)"])
             }
         }
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP)
-        source.setEventHandler { reloads.post(()) }
-        source.resume()
-        hangUpSource = source
+        hangUpListener = HangUpSignal.shared.add { reloads.post(()) }
     }
 
     private func makeSocket(_ type: ZMQSocketType, _ configure: (ZMQSocket) throws -> Void) throws -> ZMQSocket {

@@ -3,12 +3,12 @@ import WidgetBusProtocol
 /// The outside clients of the bus, by what they do. Each role's public keys are the `*.key`
 /// files of its folder in the keys directory (``BusSecurity``).
 public enum ClientRole: String, CaseIterable, Sendable {
-    /// Apps, widgetctl and the load generator: send intents, read timelines.
+    /// Apps, and widgetctl sending intents: send intents, read timelines.
     case publishers
     /// Wearable gateways: push measurements.
     case gateways
     /// Whoever operates the deployment: may connect to every endpoint (widgetctl watch, sync,
-    /// metrics-status, snapshots).
+    /// metrics-status, snapshots; the load generator, which follows the timeline events).
     case operators
 }
 

@@ -7,10 +7,13 @@ import ZeroMQ
 /// connect, and it answers from ``BusSecurity``'s allow-list of that socket's endpoint (the
 /// request's domain). A refused client gets nothing through: libzmq closes its connection.
 ///
-/// Each refused key is logged once per endpoint (its public key only, never a secret) and every
-/// refusal is counted. Owned by the bus's thread.
+/// Each refused key is logged once per endpoint (its public key only, never a secret), with how
+/// many handshakes that endpoint has refused so far (a refused client's reconnects count too).
+/// New keys cost an attacker nothing, so at most ``maxLoggedKeys`` are remembered and logged;
+/// past them one line says so and the rest are only counted. Owned by the bus's thread.
 final class ZAPHandler {
     static let endpoint = "inproc://zeromq.zap.01"
+    static let maxLoggedKeys = 1_000
 
     private let security: BusSecurity
     private let logger: Logger
@@ -34,7 +37,11 @@ final class ZAPHandler {
         guard mechanism == "CURVE", let key, security.allows(key, domain: domain) else {
             refusals[domain, default: 0] += 1
             let who = key ?? "a client without CURVE"
-            if logged.insert("\(domain) \(who)").inserted {
+            if logged.count == Self.maxLoggedKeys {
+                logged.insert("")  // said once
+                logger.warning(
+                    "more refused keys than are logged: the rest are only counted", metadata: ["widgetbus.logged_keys": "\(Self.maxLoggedKeys)"])
+            } else if logged.count < Self.maxLoggedKeys, logged.insert("\(domain) \(who)").inserted {
                 logger.warning(
                     "connection refused: key not allowed on this endpoint",
                     metadata: [

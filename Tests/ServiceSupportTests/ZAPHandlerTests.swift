@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import Testing
+import WidgetBusProtocol
+import ZeroMQ
+
+@testable import ServiceSupport
+
+/// The ZAP handler's answers (RFC 27) and the allow-lists behind them, in-process.
+@Suite struct ZAPHandlerTests {
+    /// A keys directory with intent-handler's key and one publisher, and the security read from it.
+    final class Keys {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zap-\(UUID().uuidString)")
+        let service: CurveKeyPair
+        let publisher: CurveKeyPair
+        let security: BusSecurity
+
+        init() throws {
+            service = try .generate()
+            publisher = try .generate()
+            try CurveCertificate.write(service, name: "intent-handler", in: directory.appendingPathComponent("services"))
+            try CurveCertificate.write(publisher, name: "app", in: directory.appendingPathComponent("publishers"))
+            let secret = directory.appendingPathComponent("services/intent-handler.key_secret")
+            security = try BusSecurity(
+                try #require(
+                    try BusSecurity.Settings(environment: [
+                        BusSecurity.secretKeyFile.variable: secret.path, BusSecurity.keysDirectory.variable: directory.path,
+                    ])))
+        }
+
+        deinit {
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    static func request(domain: String, mechanism: String = "CURVE", key: Data?, version: String = "1.0") -> [Data] {
+        [Data(version.utf8), Data("7".utf8), Data(domain.utf8), Data("127.0.0.1".utf8), Data(), Data(mechanism.utf8)] + (key.map { [$0] } ?? [])
+    }
+
+    static func binary(_ z85: String) -> Data {
+        CurveKeyPair.binary(z85)!
+    }
+
+    static func status(_ reply: [Data]?) -> String? {
+        reply.map { String(decoding: $0[2], as: UTF8.self) }
+    }
+
+    @Test func aListedKeyIsLetInOnItsEndpointsOnly() throws {
+        let keys = try Keys()
+        let handler = ZAPHandler(security: keys.security, logger: Logger(label: "test"))
+        let publisher = Self.binary(keys.publisher.publicKey)
+        let allowed = handler.reply(to: Self.request(domain: "WIDGETBUS_INTENTS", key: publisher))
+        #expect(Self.status(allowed) == "200" && allowed?[4] == Data(keys.publisher.publicKey.utf8) && allowed?[1] == Data("7".utf8))
+        #expect(Self.status(handler.reply(to: Self.request(domain: "WIDGETBUS_STATE_EVENTS", key: publisher))) == "400")
+        // The owner's own key on its own endpoint (a health check).
+        #expect(Self.status(handler.reply(to: Self.request(domain: "WIDGETBUS_STATE_EVENTS", key: Self.binary(keys.service.publicKey)))) == "200")
+    }
+
+    @Test func anythingElseIsRefusedOrUnanswered() throws {
+        let keys = try Keys()
+        let handler = ZAPHandler(security: keys.security, logger: Logger(label: "test"))
+        let publisher = Self.binary(keys.publisher.publicKey)
+        for request in [
+            Self.request(domain: "WIDGETBUS_INTENTS", mechanism: "NULL", key: nil),
+            Self.request(domain: "WIDGETBUS_INTENTS", mechanism: "PLAIN", key: publisher),
+            Self.request(domain: "WIDGETBUS_INTENTS", key: nil),
+            Self.request(domain: "WIDGETBUS_INTENTS", key: publisher) + [Data()],
+            Self.request(domain: "WIDGETBUS_INTENTS", key: publisher.prefix(31)),
+            Self.request(domain: "NO_SUCH_ENDPOINT", key: publisher),
+            Self.request(domain: "WIDGETBUS_INTENTS", key: Self.binary(try CurveKeyPair.generate().publicKey)),
+        ] {
+            #expect(Self.status(handler.reply(to: request)) == "400", "\(request.map { String(decoding: $0, as: UTF8.self) })")
+        }
+        #expect(handler.reply(to: Self.request(domain: "WIDGETBUS_INTENTS", key: publisher, version: "2.0")) == nil)
+        #expect(handler.reply(to: [Data("1.0".utf8)]) == nil)
+    }
+
+    @Test func aReloadThatFailsKeepsTheListsItHad() throws {
+        let keys = try Keys()
+        let before = keys.security.allowed
+        try "not a key".write(to: keys.directory.appendingPathComponent("publishers/broken.key"), atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) { try keys.security.reload() }
+        #expect(keys.security.allowed == before && keys.security.allows(keys.publisher.publicKey, domain: "WIDGETBUS_INTENTS"))
+    }
+
+    @Test func eachEndpointLetsInWhatPROTOCOLSaysAndOperatorsEverywhere() {
+        let table: [BusEndpoint: (roles: Set<ClientRole>, services: Set<String>)] = [
+            .intents: ([.publishers, .operators], ["sync-agent"]),
+            .stateEvents: ([.operators], ["timeline-service", "metrics-ingest", "sync-agent"]),
+            .stateSnapshot: ([.operators], ["timeline-service", "metrics-ingest"]),
+            .timelines: ([.publishers, .operators], ["snapshot-writer"]),
+            .timelineEvents: ([.operators], ["snapshot-writer"]),
+            .metrics: ([.gateways, .operators], []),
+            .metricsEvents: ([.operators], ["timeline-service"]),
+            .metricsSnapshot: ([.operators], ["timeline-service"]),
+            .sync: ([.operators], []),
+            .syncEvents: ([.operators], []),
+        ]
+        #expect(Set(table.keys) == Set(BusEndpoint.all))
+        for (endpoint, expected) in table {
+            #expect(endpoint.access.roles == expected.roles && endpoint.access.services == expected.services, "\(endpoint.variable)")
+        }
+    }
+}
