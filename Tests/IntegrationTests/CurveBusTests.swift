@@ -112,9 +112,11 @@ struct CurveBusTests {
 
     @Test func theWholePipelineRunsOnCurveAndTheWireShowsNoUserOrBody() throws {
         let (bus, keys) = try Self.fixture()
-        try bus.start(.intentHandler, extraEnvironment: keys.environment(as: "intent-handler"))
-        try bus.start(.timelineService, extraEnvironment: keys.environment(as: "timeline-service"))
-        try bus.start(.snapshotWriter, extraEnvironment: keys.environment(as: "snapshot-writer"))
+        let services = [
+            try bus.start(.intentHandler, extraEnvironment: keys.environment(as: "intent-handler")),
+            try bus.start(.timelineService, extraEnvironment: keys.environment(as: "timeline-service")),
+            try bus.start(.snapshotWriter, extraEnvironment: keys.environment(as: "snapshot-writer")),
+        ]
 
         // The app reaches intent-handler through a relay that records every byte.
         let intentsPort = BindingTests.port(of: bus.environment["WIDGETBUS_INTENTS"]!)
@@ -127,6 +129,14 @@ struct CurveBusTests {
         #expect(sent.status == 0 && sent.lines.count == 2, "reply and timeline over CURVE: \(sent.stdout) \(sent.stderr)")
         #expect(sent.lines.last?.contains("suggestion") == true)
         _ = try bus.tensionSnapshot(user: user, version: 1)  // snapshot-writer followed timeline-service over CURVE
+
+        // The reload signal ends none of them, snapshot-writer (which serves nothing) included:
+        // the next change still reaches the file.
+        for service in services { kill(service.pid, SIGHUP) }
+        let again = try Self.widgetctl(bus, keys.environment(as: "app"), "send", "ResetWidgetIntent", "--user", user)
+        #expect(again.status == 0)
+        _ = try bus.tensionSnapshot(user: user, version: 2)
+        #expect(services.allSatisfy { $0.isRunning })
 
         let wire = relay.bytes
         #expect(wire.count > 200, "the relay carried the exchange")
