@@ -70,31 +70,27 @@ public struct TimelineService: BusService {
         var waiting = WaitingTimelineRequests()
         let replier = try bus.requests(at: configuration.timelinesEndpoint, as: TimelinesRequest.self) { request, message in
             try publish(replicas.takeChanges(), now: clock.now)
-            guard case .timeline(let kind, let minimumVersion?) = request.body, !builder.hasReached(minimumVersion, for: kind) else {
+            guard builder.mustWait(request) else {
                 return try builder.reply(to: request, lastSequence: publisher.lastSequence, now: clock.now)
             }
-            guard !waiting.isFull else { return builder.notReachedReply(to: request, minimumVersion: minimumVersion, because: .full) }
-            waiting.add(request, kind: kind, minimumVersion: minimumVersion, route: message.route, now: clock.now)
+            guard !waiting.isFull else { return builder.notReachedReply(to: request, because: .full) }
+            waiting.add(request, route: message.route, now: clock.now)
             return nil
         }
         bus.afterMessages { now in
             try publish(replicas.takeChanges(), now: now)
-            for request in waiting.takeAnswerable({ builder.hasReached($0.minimumVersion, for: $0.kind) }) {
+            for request in waiting.takeAnswerable({ !builder.mustWait($0.request) }) {
                 try replier.send(builder.answer(request.request, lastSequence: publisher.lastSequence, now: now), to: request.route)
             }
         }
         bus.timer(dueAt: { waiting.nextDeadline }) { now in
             for request in waiting.takeExpired(at: now) {
-                try replier.send(
-                    builder.notReachedReply(to: request.request, minimumVersion: request.minimumVersion, because: .timedOut),
-                    to: request.route)
+                try replier.send(builder.notReachedReply(to: request.request, because: .timedOut), to: request.route)
             }
         }
         bus.onStop { _ in
             for request in waiting.takeAll() {
-                try replier.send(
-                    builder.notReachedReply(to: request.request, minimumVersion: request.minimumVersion, because: .stopping),
-                    to: request.route)
+                try replier.send(builder.notReachedReply(to: request.request, because: .stopping), to: request.route)
             }
         }
         // A widget published again since it was scheduled has a later date: only those that
@@ -124,10 +120,11 @@ struct TimelineResponder {
     /// The publisher's epoch, carried by its events and timeline snapshots.
     let epoch: String
 
-    /// Whether a timeline of `kind` can be answered reflecting every change of intent-handler's
-    /// up to `version`: the kind is ready and the state replica has applied that version.
-    func hasReached(_ version: UInt64, for kind: WidgetKind) -> Bool {
-        replicas.isReady(kind) && replicas.state.sequence >= version
+    /// Whether `request` must wait: a timeline asked at a version of intent-handler's the state
+    /// replica has not applied yet, or of a kind that is not ready.
+    func mustWait(_ request: TimelinesRequest) -> Bool {
+        guard case .timeline(let kind, let minimumVersion?) = request.body else { return false }
+        return !replicas.isReady(kind) || replicas.state.sequence < minimumVersion
     }
 
     /// Why a timeline request that waits for its version is answered without it.
@@ -141,7 +138,7 @@ struct TimelineResponder {
     }
 
     /// The `unavailable` reply to a timeline request whose `minimumVersion` was not reached.
-    func notReachedReply(to request: TimelinesRequest, minimumVersion: UInt64, because reason: NotReached) -> Data {
+    func notReachedReply(to request: TimelinesRequest, because reason: NotReached) -> Data {
         let why =
             switch reason {
             case .full: "too many requests wait for a version already"
@@ -152,7 +149,7 @@ struct TimelineResponder {
             if case .timeline(let kind, _) = request.body, !replicas.isReady(kind) {
                 "has not synced with its sources yet"
             } else {
-                "has not reached version \(minimumVersion) (it is at \(replicas.state.sequence))"
+                "has not reached version \(request.minimumVersion ?? 0) (it is at \(replicas.state.sequence))"
             }
         return codec.errorReply(
             to: request.id, user: request.user, code: .unavailable, message: "timeline-service \(state): \(why); retry shortly")

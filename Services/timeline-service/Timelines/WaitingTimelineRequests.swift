@@ -1,6 +1,5 @@
 import Foundation
 import WidgetBusProtocol
-import WidgetDomain
 
 /// Timeline requests that asked to read their own writes (a `minimumVersion`) before
 /// timeline-service's state replica reached that version. intent-handler acknowledges a change
@@ -12,9 +11,8 @@ import WidgetDomain
 /// mistyped number, a replaced store) costs the service nothing lasting. Owned by the bus's thread.
 struct WaitingTimelineRequests {
     struct Waiting {
+        /// A `TimelineRequest` with a `minimumVersion`.
         let request: TimelinesRequest
-        let kind: WidgetKind
-        let minimumVersion: UInt64
         /// The routing frames its reply goes back along.
         let route: [Data]
         let deadline: Date
@@ -36,11 +34,8 @@ struct WaitingTimelineRequests {
     var nextDeadline: Date? { waiting.lazy.map(\.deadline).min() }
 
     /// Adds a request that arrived at `now`.
-    mutating func add(_ request: TimelinesRequest, kind: WidgetKind, minimumVersion: UInt64, route: [Data], now: Date) {
-        waiting.append(
-            Waiting(
-                request: request, kind: kind, minimumVersion: minimumVersion, route: route,
-                deadline: now.addingTimeInterval(Self.longestWait)))
+    mutating func add(_ request: TimelinesRequest, route: [Data], now: Date) {
+        waiting.append(Waiting(request: request, route: route, deadline: now.addingTimeInterval(Self.longestWait)))
     }
 
     /// Takes the requests `isAnswerable` accepts, in arrival order.
@@ -64,5 +59,13 @@ struct WaitingTimelineRequests {
     mutating func takeAll() -> [Waiting] {
         defer { waiting.removeAll() }
         return waiting
+    }
+}
+
+extension TimelinesRequest {
+    /// The version a timeline request asks to be answered at (read your own writes); nil for a
+    /// request that asks for none, or for no timeline.
+    var minimumVersion: UInt64? {
+        if case .timeline(_, let minimumVersion) = body { minimumVersion } else { nil }
     }
 }

@@ -81,7 +81,6 @@ public final class Bus {
     private var sockets: [ZMQSocket] = []
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
-    private var servesZAP = false
     private var zapSocket: ZMQSocket?
     private var hangUpListener: Int?
 
@@ -311,18 +310,16 @@ public final class Bus {
     /// allow-list when ``security`` is set.
     private func bind(_ socket: ZMQSocket, at endpoint: String) throws {
         if let security {
-            if !servesZAP { try serveZAP(security) }
+            if zapSocket == nil { try serveZAP(security) }
             try socket.makeCurveServer(keys: security.keys, domain: security.domain(of: endpoint))
         }
         try socket.bind(binding.address(for: endpoint))
     }
 
-
     /// The ZAP handler every CURVE server socket of this context asks, on this thread, bound
     /// before the first of them (a CURVE server with no handler would let any key in); and SIGHUP
     /// reloads the allow-lists it answers from. A bus that only connects has neither.
     private func serveZAP(_ security: BusSecurity) throws {
-        servesZAP = true
         let logger = Logger(label: "widgetbus.security")
         let handler = ZAPHandler(security: security, logger: logger)
         // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn. Kept

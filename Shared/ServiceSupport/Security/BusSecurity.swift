@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import WidgetBusProtocol
 import ZeroMQ
 
@@ -88,15 +87,15 @@ public final class BusSecurity {
         let roles = try Dictionary(uniqueKeysWithValues: ClientRole.allCases.map {
             ($0, try CurveCertificate.publicKeys(in: directory.appendingPathComponent($0.rawValue)))
         })
+        // Each service's key, read once; one that cannot be read lets that service in nowhere.
+        let services = Set(BusEndpoint.all.flatMap { $0.access.services.union([$0.owner]) })
+        let serviceKeys = services.reduce(into: [String: String]()) { $0[$1] = try? settings.serviceKey($1) }
         var allowed: [String: Set<String>] = [:]
         for endpoint in BusEndpoint.all {
             let access = endpoint.access
-            var keys = access.roles.reduce(into: Set<String>()) { $0.formUnion(roles[$1] ?? []) }
             // Its owner too: a service's health check runs with the service's own key.
-            for service in access.services.union([endpoint.owner]) {
-                if let key = try? settings.serviceKey(service) { keys.insert(key) }
-            }
-            allowed[endpoint.variable] = keys
+            let keys = access.roles.flatMap { roles[$0] ?? [] } + access.services.union([endpoint.owner]).compactMap { serviceKeys[$0] }
+            allowed[endpoint.variable] = Set(keys)
         }
         self.allowed = allowed
     }

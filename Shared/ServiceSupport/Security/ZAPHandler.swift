@@ -20,6 +20,8 @@ final class ZAPHandler {
     /// Refusals so far, by endpoint variable: a refused key's log line says how many.
     private var refusals: [String: Int] = [:]
     private var logged: Set<String> = []
+    /// Whether the line saying that no more keys are logged was written.
+    private var saidLoggingStopped = false
 
     init(security: BusSecurity, logger: Logger) {
         self.security = security
@@ -37,21 +39,27 @@ final class ZAPHandler {
         guard mechanism == "CURVE", let key, security.allows(key, domain: domain) else {
             refusals[domain, default: 0] += 1
             let who = key ?? "a client without CURVE"
-            if logged.count == Self.maxLoggedKeys {
-                logged.insert("")  // said once
+            if logged.count < Self.maxLoggedKeys {
+                if logged.insert("\(domain) \(who)").inserted {
+                    logger.warning(
+                        "connection refused: key not allowed on this endpoint",
+                        metadata: [
+                            "widgetbus.endpoint": "\(domain)", "widgetbus.client_key": "\(who)", "widgetbus.mechanism": "\(mechanism)",
+                            "widgetbus.address": "\(String(decoding: frames[3], as: UTF8.self))",
+                            "widgetbus.refused_so_far": "\(refusals[domain, default: 0])",
+                        ])
+                }
+            } else if !saidLoggingStopped {
+                saidLoggingStopped = true
                 logger.warning(
                     "more refused keys than are logged: the rest are only counted", metadata: ["widgetbus.logged_keys": "\(Self.maxLoggedKeys)"])
-            } else if logged.count < Self.maxLoggedKeys, logged.insert("\(domain) \(who)").inserted {
-                logger.warning(
-                    "connection refused: key not allowed on this endpoint",
-                    metadata: [
-                        "widgetbus.endpoint": "\(domain)", "widgetbus.client_key": "\(who)", "widgetbus.mechanism": "\(mechanism)",
-                        "widgetbus.address": "\(String(decoding: frames[3], as: UTF8.self))",
-                        "widgetbus.refused_so_far": "\(refusals[domain, default: 0])",
-                    ])
             }
-            return [Data("1.0".utf8), requestID, Data("400".utf8), Data("not allowed".utf8), Data(), Data()]
+            return refusal(requestID)
         }
         return [Data("1.0".utf8), requestID, Data("200".utf8), Data("OK".utf8), Data(key.utf8), Data()]
+    }
+
+    private func refusal(_ requestID: Data) -> [Data] {
+        [Data("1.0".utf8), requestID, Data("400".utf8), Data("not allowed".utf8), Data(), Data()]
     }
 }
