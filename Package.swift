@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev, found through pkg-config.
@@ -55,33 +58,57 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Shared/ServiceSupport"
+        ),
+        // How a service process runs: its services, and the metrics it reports over HTTP
+        // (swift-metrics exported by swift-prometheus, served with NIOHTTP1).
+        .target(
+            name: "ServiceRuntime",
+            dependencies: [
+                "ServiceSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Shared/ServiceRuntime"
         ),
         // Each service: its logic, wiring and command line as a library (tested in-process), and
         // an executable of one line that runs the command.
         .target(
             name: "IntentHandling",
-            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             path: "Services/intent-handler/IntentHandling"
         ),
         .executableTarget(name: "intent-handler", dependencies: ["IntentHandling"], path: "Services/intent-handler/Main"),
         .target(
             name: "Timelines",
-            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             path: "Services/timeline-service/Timelines"
         ),
         .executableTarget(name: "timeline-service", dependencies: ["Timelines"], path: "Services/timeline-service/Main"),
         .target(
             name: "Snapshots",
-            dependencies: ["ServiceSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             path: "Services/snapshot-writer/Snapshots"
         ),
         .executableTarget(name: "snapshot-writer", dependencies: ["Snapshots"], path: "Services/snapshot-writer/Main"),
         .target(
             name: "SyncAgent",
             dependencies: [
-                "ServiceSupport",
+                "ServiceSupport", "ServiceRuntime",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -92,7 +119,8 @@ let package = Package(
         .target(
             name: "MetricsIngest",
             dependencies: [
-                "ServiceSupport",
+                "ServiceSupport", "ServiceRuntime",
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -70,6 +70,9 @@ for variable in $(sed -n 's/^\(WIDGETBUS_[A-Z0-9_]*\)=tcp:.*/\1/p' deploy/topolo
     export "$variable=tcp://127.0.0.1:$(free_port)"
 done
 export WIDGETBUS_LOCAL_DIR="$work/local" WIDGETBUS_BIN_DIR="$bin" WIDGETBUS_LOG_LEVEL=warning WIDGETBUS_SYNC_INTERVAL=3600
+# Metrics served as deployed, on free ports (nothing scrapes them here: scripts/bench-compare.sh
+# measures what scraping costs).
+export WIDGETBUS_HTTP_PORT_BASE="${WIDGETBUS_HTTP_PORT_BASE:-auto}"
 cleanup() {
     deploy/local/widgetbus down >/dev/null 2>&1 || true
     rm -rf -- "$work"

@@ -9,6 +9,9 @@ ensure_build_packages
 ensure_packages postgresql
 # `ss`, which the binding tests read the listening sockets with.
 ensure_packages iproute2
+# Debian's Prometheus: the observability tests scrape the services with it, and promtool checks
+# the scrape configuration and every /metrics.
+ensure_packages prometheus
 # The deployment: docker-compose.yml against the Compose Specification (no Docker engine needed).
 # PyYAML also serves DeploymentConfigurationTests, which reads the compose file through it.
 python3 -c 'import yaml, jsonschema' 2>/dev/null || python3 -m pip install --quiet pyyaml jsonschema

@@ -44,6 +44,18 @@ public struct BusEndpoint: Sendable, Hashable {
         .metrics, .metricsEvents, .metricsSnapshot,
     ]
 
+    /// The endpoint's short name, as metrics label it: its variable without the prefix, in lower
+    /// case (`WIDGETBUS_STATE_EVENTS` is `state_events`).
+    public var name: String {
+        variable.dropFirst("WIDGETBUS_".count).lowercased()
+    }
+
+    /// Every configured endpoint, by the address `environment` configures it with (the first, if
+    /// two share one).
+    public static func byAddress(in environment: [String: String]) -> [String: BusEndpoint] {
+        Dictionary(all.map { ($0.resolve(in: environment), $0) }) { first, _ in first }
+    }
+
     /// The configured endpoint, from `environment` or the default.
     public func resolve(in environment: [String: String]) -> String {
         environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultValue

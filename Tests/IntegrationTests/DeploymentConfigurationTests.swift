@@ -27,7 +27,7 @@ struct DeploymentConfigurationTests {
         .deletingLastPathComponent()
     static let deploy = repository.appendingPathComponent("deploy")
     /// Compose services that are not WidgetBus executables run as daemons.
-    static let auxiliaryServices: Set<String> = ["postgres", "widgetctl"]
+    static let auxiliaryServices: Set<String> = ["postgres", "widgetctl", "prometheus"]
     /// Executable products that are tools, not services, and the binary the image runs them from.
     static let tools: Set<String> = ["widgetctl", "widgetbus-loadtest", "widgetbus-multicall"]
 
@@ -124,7 +124,7 @@ struct DeploymentConfigurationTests {
         }
         // Published ports: only the service's own endpoints, same port inside and out (CURVE guards
         // them, so every interface of the host).
-        for (name, service) in compose.services {
+        for (name, service) in compose.services where name != "prometheus" {
             for mapping in service.ports ?? [] {
                 let parts = mapping.split(separator: ":").map(String.init)
                 #expect(parts.count == 2, "\(name) publishes \(mapping): OUTSIDE:INSIDE")
@@ -151,6 +151,45 @@ struct DeploymentConfigurationTests {
             #expect(service.volumes?.contains("./keys/public:\(keysDirectory):ro") == true, "\(name) mounts the public keys read-only")
             #expect(environment["WIDGETBUS_INSECURE"] ?? "0" == "0", "\(name) must not run insecure")
         }
+    }
+
+    @Test("the observability profile's Prometheus scrapes every service where it serves metrics, on no public port")
+    func prometheusScrapesEveryService() throws {
+        let compose = try Self.compose()
+        let prometheus = try #require(compose.services["prometheus"])
+        #expect(prometheus.profiles == ["observability"], "Prometheus runs only with --profile observability")
+        #expect(prometheus.volumes?.contains("./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro") == true)
+        #expect(prometheus.ports?.allSatisfy { $0.hasPrefix("127.0.0.1:") } == true, "its UI on the host's loopback only")
+        let scrapes = try Self.scrapeTargets()
+        for service in try Self.serviceExecutables() {
+            let definition = try #require(compose.services[service])
+            let listen = try #require(definition.environmentStrings["WIDGETBUS_HTTP_LISTEN"], "\(service) serves no metrics")
+            let port = try #require(listen.split(separator: ":").last.map(String.init))
+            #expect(scrapes[service] == ["\(service):\(port)"], "the job \(service) scrapes \(scrapes[service] ?? [])")
+            #expect(definition.ports?.contains { $0.hasSuffix(":\(port)") } != true, "\(service) publishes its metrics port")
+        }
+        #expect(Set(scrapes.keys) == Set(try Self.serviceExecutables()), "one job per service, no other")
+        if let promtool = Self.promtool {
+            let check = try Self.run(promtool, ["check", "config", Self.deploy.appendingPathComponent("prometheus/prometheus.yml").path])
+            #expect(check.status == 0, "promtool check config: \(check.stdout) \(check.stderr)")
+        }
+    }
+
+    /// Debian's promtool, which scripts/test.sh installs with Prometheus; nil where it is missing.
+    static var promtool: URL? {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") ? URL(fileURLWithPath: "/usr/bin/promtool") : nil
+    }
+
+    /// deploy/prometheus/prometheus.yml's targets, by job.
+    static func scrapeTargets() throws -> [String: [String]] {
+        let script = """
+            import json, sys, yaml
+            jobs = yaml.safe_load(open(sys.argv[1]))["scrape_configs"]
+            json.dump({j["job_name"]: [t for c in j["static_configs"] for t in c["targets"]] for j in jobs}, sys.stdout)
+            """
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, deploy.appendingPathComponent("prometheus/prometheus.yml").path])
+        return try JSONDecoder().decode([String: [String]].self, from: result.stdoutData)
     }
 
     @Test("volumes, health checks, restart policies and start-up order by health")

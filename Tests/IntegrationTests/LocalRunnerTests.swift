@@ -33,6 +33,7 @@ struct LocalRunnerTests {
             environment["WIDGETBUS_LOCAL_DIR"] = directory.path
             environment["WIDGETBUS_BIN_DIR"] = binDirectory.path
             environment["WIDGETBUS_START_TIMEOUT"] = "60"
+            environment["WIDGETBUS_HTTP_PORT_BASE"] = "auto"
             self.environment = environment.merging(extraEnvironment) { $1 }
             self.ports = ports
         }
@@ -87,6 +88,16 @@ struct LocalRunnerTests {
         #expect(environment["WIDGETBUS_INTENTS"] == topology.environment["WIDGETBUS_INTENTS"])
         let scenario = Scenario(environment: environment)
         try scenario.run()
+
+        // Every service serves its metrics where `widgetbus metrics` says, and they moved.
+        let metrics = try topology.widgetbus("metrics")
+        for service in services {
+            let url = try #require(
+                metrics.lines.first { $0.hasPrefix(service + " ") }?.split(separator: " ").last.map(String.init),
+                "no metrics for \(service): \(metrics.stdout) \(metrics.stderr)")
+            let scraped = try PrometheusText.scrape(url)
+            #expect((scraped.value("widgetbus_bus_messages_received_total") ?? 0) > 0, "\(service) at \(url)")
+        }
 
         let logs = try topology.widgetbus("logs", "intent-handler")
         #expect(logs.status == 0 && logs.stdout.contains("intent-handler ready"), "logs: \(logs.stdout) \(logs.stderr)")

@@ -112,17 +112,22 @@ struct SnapshotWriterTests {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
         try bus.start(.timelineService)
-        let writer = try bus.start(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "400"])
+        let metricsPort = try freeLoopbackPort()
+        try bus.start(
+            .snapshotWriter,
+            extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "400", "WIDGETBUS_HTTP_LISTEN": "127.0.0.1:\(metricsPort)"])
         usleep(300_000)  // the subscription reaches the publisher
         let burst = try IntentBurst(endpoint: bus.endpoint(.intents), users: ["cora"], count: 300)
         try bus.waitUntil("the burst is answered", timeout: 30) { burst.isFinished }
         let final = try #require(try burst.finalStates()["cora"])
         _ = try bus.tensionSnapshot(user: "cora", version: final.version)
 
-        #expect(bus.stop(.snapshotWriter) == 0)
-        let written = try #require(Self.filesWritten(log: writer.log), "no write count in the stop log:\n\(writer.log)")
+        let metrics = try PrometheusText.scrape("http://127.0.0.1:\(metricsPort)/metrics")
+        let written = try #require(metrics.value("widgetbus_snapshot_files_written_total"))
         #expect(written >= 1)
         #expect(written <= 15, "300 intents on one file cost \(written) writes with a 400 ms coalescing delay")
+        #expect(try #require(metrics.value("widgetbus_snapshot_changes_coalesced_total")) >= 1)
+        #expect(bus.stop(.snapshotWriter) == 0)
     }
 
     @Test func everyReadParsesThroughRepeatedKillsAndTheFilesEndAtTheFinalState() throws {
@@ -311,11 +316,6 @@ struct SnapshotWriterTests {
         case (let policy, let expectedPolicy):
             #expect(policy == expectedPolicy)
         }
-    }
-
-    /// The `written` count snapshot-writer logs when it stops.
-    static func filesWritten(log: String) -> Int? {
-        log.components(separatedBy: "widgetbus.written=").dropFirst().last.flatMap { Int($0.prefix(while: \.isNumber)) }
     }
 
     func permissions(_ url: URL) throws -> Int {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ServiceRuntime
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -12,7 +13,7 @@ public struct IntentHandlerCommand: AsyncParsableCommand {
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
             .dataDirectory, .stateCapacity, .intentPacing,
-        ] + BusBinding.settings + BusSecurity.settings + [.logLevel])
+        ] + BusBinding.settings + BusSecurity.settings + ServiceMain.settings + [.logLevel])
     )
 
     public init() {}

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -36,6 +37,9 @@ public struct IntentHandlerService: BusService {
     static let drainBatch = 64
     /// How often replies kept for retries are pruned once older than ``WidgetStateStore/replyRetention``.
     static let pruneInterval: TimeInterval = 3600
+    /// How often the sync backlog's gauges are read from the store (one scan of the pending
+    /// records, which sync keeps few).
+    static let backlogInterval: TimeInterval = 15
 
     let configuration: Configuration
     let logger: Logger
@@ -54,6 +58,14 @@ public struct IntentHandlerService: BusService {
         bus.every(Self.pruneInterval) { now in
             _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-WidgetStateStore.replyRetention))
         }
+        let backlog = (records: Gauge(MetricCatalog.syncBacklogRecords), age: Gauge(MetricCatalog.syncBacklogAge))
+        func measureBacklog(now: Date) throws {
+            let (records, oldest) = try store.pendingBacklog()
+            backlog.records.record(records)
+            backlog.age.record(oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+        }
+        try measureBacklog(now: bus.clock.now)
+        bus.every(Self.backlogInterval, measureBacklog)
         let processor = try IntentProcessor(
             store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity,
             clock: bus.clock)

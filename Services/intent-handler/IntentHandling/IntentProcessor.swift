@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Metrics
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
@@ -58,6 +59,8 @@ final class IntentProcessor {
     /// The last sequence number given to an event, and the last one stored.
     private var sequence: UInt64
     private var storedSequence: UInt64
+    /// `widgetbus_intent_states_cached`: user states decoded in memory (at most the capacity).
+    private let statesCached = Gauge(MetricCatalog.intentStatesCached)
 
     /// - Parameter capacity: how many user states (a user's state of one app) stay in memory.
     init(
@@ -86,7 +89,7 @@ final class IntentProcessor {
             uncommittedProfiles.removeAll(keepingCapacity: true)
         }
         do {
-            let outcomes = try store.database.queue.write { db in
+            let outcomes = try store.database.write { db in
                 let outcomes = messages.map { process($0, on: endpoint, db: db) }
                 if sequence != storedSequence { try store.saveSequence(db, sequence) }
                 return outcomes
@@ -94,6 +97,7 @@ final class IntentProcessor {
             storedSequence = sequence
             for (key, record) in uncommittedStates { states.set(record.withoutEncodedState, for: key) }
             for (user, profile) in uncommittedProfiles { profiles.set(profile, for: user) }
+            if !uncommittedStates.isEmpty { statesCached.record(states.count) }
             return outcomes
         } catch {
             sequence = storedSequence
@@ -246,7 +250,7 @@ final class IntentProcessor {
             .encodingStateOnce()
         try store.saveState(db, record)
         for pending in transition.records {
-            try store.savePendingRecord(db, user: user, record: pending, revision: sequence)
+            try store.savePendingRecord(db, user: user, record: pending, revision: sequence, at: now)
         }
         let event = Envelope(
             type: MessageType.stateChanged.rawValue, user: user, sentAt: now,

@@ -44,6 +44,11 @@ final class WidgetStateStore {
                     INSERT INTO bus_sequence (name, value) VALUES ('state', 0);
                     """)
         }
+        // When a record became pending (kept while later changes replace it), for the age of
+        // the sync backlog; rows pending before this migration have none.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "ALTER TABLE pending_record ADD COLUMN pending_since REAL")
+        }
         return migrator
     }
 
@@ -89,11 +94,24 @@ final class WidgetStateStore {
     }
 
     /// Inserts or replaces a pending record; `revision` tells a later sync acknowledgement
-    /// whether it acknowledged this version of the record or an older one.
-    func savePendingRecord(_ db: Database, user: String, record: PendingRecord, revision: UInt64) throws {
+    /// whether it acknowledged this version of the record or an older one. A record already
+    /// pending keeps the date it first became pending.
+    func savePendingRecord(_ db: Database, user: String, record: PendingRecord, revision: UInt64, at date: Date) throws {
         try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO pending_record (user, collection, id, revision, record) VALUES (?, ?, ?, ?, ?)"
-        ).execute(arguments: [user, record.collection, record.id, revision, try codec.encode(record)])
+            sql: """
+                INSERT INTO pending_record (user, collection, id, revision, record, pending_since) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (user, collection, id) DO UPDATE SET revision = excluded.revision, record = excluded.record
+                """
+        ).execute(arguments: [user, record.collection, record.id, revision, try codec.encode(record), date.timeIntervalSince1970])
+    }
+
+    /// The sync backlog: how many records wait, and since when the oldest of them (nil when none
+    /// waits, or when those waiting became pending before their dates were kept).
+    func pendingBacklog() throws -> (records: Int, oldest: Date?) {
+        try database.queue.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), min(pending_since) FROM pending_record")
+            return (row?[0] ?? 0, (row?[1] as Double?).map(Date.init(timeIntervalSince1970:)))
+        }
     }
 
     /// Every state and profile whose topic starts with `topicPrefix`, with the sequence they are
@@ -135,7 +153,7 @@ final class WidgetStateStore {
     // MARK: - Whole operations
 
     func pruneHandledRequests(olderThan date: Date) throws -> Int {
-        try database.queue.write { db in
+        try database.write { db in
             try db.execute(sql: "DELETE FROM handled_request WHERE handled_at < ?", arguments: [date.timeIntervalSince1970])
             return db.changesCount
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ServiceRuntime
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -12,7 +13,7 @@ public struct MetricsIngestCommand: AsyncParsableCommand {
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.metrics.setting, BusEndpoint.metricsEvents.setting, BusEndpoint.metricsSnapshot.setting,
             BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, .dataDirectory,
-        ] + BusBinding.settings + BusSecurity.settings + [.logLevel])
+        ] + BusBinding.settings + BusSecurity.settings + ServiceMain.settings + [.logLevel])
     )
 
     public init() {}

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Metrics
 import OrderedCollections
 import ServiceSupport
 import WidgetBusProtocol
@@ -28,6 +29,8 @@ final class MetricsIngestor {
     /// The committed aggregates by user.
     private(set) var records: [String: MetricsRecord]
     private(set) var counters: MetricsCounters
+    /// The counters' metrics, made as each name is first counted.
+    private var exported: [String: Counter] = [:]
     /// The last metrics sequence committed.
     private(set) var sequence: UInt64
 
@@ -73,7 +76,7 @@ final class MetricsIngestor {
         var burst = AppliedMessage(counts: MetricsCounters())  // what the burst changed so far
         var causedBy: [String: String] = [:]  // the last message that changed each user
         do {
-            let (events, saved) = try store.database.queue.write { db in
+            let (events, saved) = try store.database.write { db in
                 for message in checked {
                     guard let id = message.id else {
                         burst.counts.add(message.counts)
@@ -106,7 +109,7 @@ final class MetricsIngestor {
                 return (events, saved)
             }
             records.merge(saved) { $1 }
-            counters.add(burst.counts)
+            committed(burst.counts)
             sequence = events.last?.sequence ?? sequence
             return events
         } catch {
@@ -180,11 +183,17 @@ final class MetricsIngestor {
     /// Persists counts of a message that changed nothing else.
     private func commit(counts: MetricsCounters) {
         do {
-            try store.database.queue.write { db in try store.add(db, counts: counts) }
-            counters.add(counts)
+            try store.database.write { db in try store.add(db, counts: counts) }
+            committed(counts)
         } catch {
             logger.error("counter update failed", metadata: ["widgetbus.error": "\(error)"])
         }
+    }
+
+    /// Adds committed counts to the status and to the process's metrics: one tally, two views.
+    private func committed(_ counts: MetricsCounters) {
+        counters.add(counts)
+        counts.export(to: &exported)
     }
 
     private func calendar(for timeZone: TimeZone) -> LocalCalendar {

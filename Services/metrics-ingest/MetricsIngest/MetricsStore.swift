@@ -104,7 +104,7 @@ final class MetricsStore {
     /// Forgets accepted-sample keys older than `date`. Safe at the 7-day acceptance window: a
     /// sample that old is refused as too old before its key is ever looked up.
     func pruneAcceptedSamples(takenBefore date: Date) throws -> Int {
-        try database.queue.write { db in
+        try database.write { db in
             try db.execute(
                 sql: "DELETE FROM accepted_sample WHERE taken_at < ?",
                 arguments: [Int64((date.timeIntervalSince1970 * 1000).rounded(.down))])

@@ -21,6 +21,8 @@ struct PublishedTimelines: ReplicaModel {
     /// The header of the latest timeline of every widget timeline-service publishes.
     private(set) var latest: [WidgetReplicas.Widget: WidgetSnapshot.Header] = [:]
 
+    var count: Int { latest.count }
+
     static var topicPrefix: String { Topic.timelinePrefix }
 
     /// An event whose timeline cannot be read is not applied: the engine logs it, and the gap it

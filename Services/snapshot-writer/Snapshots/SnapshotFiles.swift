@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
@@ -22,8 +23,20 @@ final class SnapshotFiles {
     private var waiting: [SnapshotPath: WidgetSnapshot] = [:]
     /// Failed writes, to try again at a date of their own.
     private var retries = RefreshSchedule<SnapshotPath>()
-    /// Files written since start.
-    private(set) var writeCount = 0
+    private let metrics = Metrics()
+
+    /// What the files report (docs/OBSERVABILITY.md).
+    private struct Metrics {
+        let written = Counter(MetricCatalog.snapshotFilesWritten)
+        let failed = Counter(MetricCatalog.snapshotWriteFailures)
+        /// A change that replaced one still waiting for its write: one write for both.
+        let coalesced = Counter(MetricCatalog.snapshotChangesCoalesced)
+        /// A file that no longer showed what was last written to it (deleted or changed by hand,
+        /// or while the writer was stopped), found on reading the disk: written again.
+        let refreshed = Counter(MetricCatalog.snapshotFilesRefreshed)
+        /// `widgetbus_snapshot_write_batch_size`: files written together, sharing their barriers.
+        let batch = Recorder(histogramOf: MetricCatalog.snapshotWriteBatchSize)
+    }
 
     /// Creates the root and removes the temporary files a crash left under it.
     init(root: String, codec: WireCodec, logger: Logger) throws {
@@ -43,9 +56,15 @@ final class SnapshotFiles {
     func take(_ snapshots: [WidgetSnapshot], readingDisk: Bool, now: Date) -> [SnapshotPath] {
         snapshots.compactMap { snapshot in
             guard let path = path(user: snapshot.stamp.user, kind: snapshot.stamp.kind) else { return nil }
-            if readingDisk { reflected[path] = header(onDiskAt: path) }
+            if readingDisk {
+                let believed = reflected[path]
+                reflected[path] = header(onDiskAt: path)
+                if believed?.isCurrent(for: snapshot.stamp, at: now) == true, reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true {
+                    metrics.refreshed.increment()
+                }
+            }
             guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
-            waiting[path] = snapshot
+            if waiting.updateValue(snapshot, forKey: path) != nil { metrics.coalesced.increment() }
             return path
         }
     }
@@ -84,15 +103,18 @@ final class SnapshotFiles {
                 logger.error("snapshot not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
             }
         }
+        guard !pending.isEmpty else { return }
+        metrics.batch.record(pending.count)
         let failures = writer.write(pending.map { ($0.data, $0.path.file) })
         for (index, write) in pending.enumerated() {
             if let error = failures[index] {
+                metrics.failed.increment()
                 logger.error("snapshot write failed", metadata: ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"])
                 if waiting[write.path] == nil { waiting[write.path] = write.snapshot }
                 retries.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {
                 reflected[write.path] = write.snapshot.header
-                writeCount += 1
+                metrics.written.increment()
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ServiceRuntime
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -12,7 +13,7 @@ public struct SnapshotWriterCommand: AsyncParsableCommand {
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.timelineEvents.setting, BusEndpoint.timelines.setting, .snapshotDirectory,
             .snapshotCoalesceDelay, .snapshotDiskCheck,
-        ] + BusSecurity.settings + [.logLevel])
+        ] + BusSecurity.settings + ServiceMain.settings + [.logLevel])
     )
 
     public init() {}

@@ -26,7 +26,7 @@ public struct SnapshotWriterService: BusService {
             snapshotDirectory = EnvironmentSetting.snapshotDirectory.resolve(in: environment)
             coalesceDelay = .milliseconds(try EnvironmentSetting.snapshotCoalesceDelay.integer(in: environment, range: 0...10_000))
             diskCheckInterval = .seconds(try EnvironmentSetting.snapshotDiskCheck.integer(in: environment, range: 1...86_400))
-            binding = BusBinding(connectingWith: try BusSecurity.Settings(environment: environment))
+            binding = try BusBinding(connectingIn: environment)
         }
     }
 
@@ -97,7 +97,7 @@ public struct SnapshotWriterService: BusService {
         bus.onStop { _ in
             logger.info(
                 "snapshot-writer stopping",
-                metadata: ["widgetbus.written": "\(files.writeCount)", "widgetbus.epoch": "\(timelines.epoch ?? "-")", "widgetbus.sequence": "\(timelines.sequence)"])
+                metadata: ["widgetbus.epoch": "\(timelines.epoch ?? "-")", "widgetbus.sequence": "\(timelines.sequence)"])
         }
     }
 }

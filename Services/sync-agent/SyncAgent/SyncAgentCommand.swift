@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ServiceRuntime
 import ServiceSupport
 
 /// The service's command line: `--help` lists the environment it reads; running it runs the

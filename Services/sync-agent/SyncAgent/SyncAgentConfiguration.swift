@@ -1,4 +1,5 @@
 import Foundation
+import ServiceRuntime
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -33,7 +34,7 @@ public struct SyncAgentConfiguration: Sendable {
         BusEndpoint.sync.setting, BusEndpoint.syncEvents.setting, BusEndpoint.intents.setting,
         BusEndpoint.stateEvents.setting, databaseURL, .dataDirectory, interval, backoffBase, backoffCap, concurrency,
         databaseTimeout,
-    ] + BusBinding.settings + BusSecurity.settings + [.logLevel]
+    ] + BusBinding.settings + BusSecurity.settings + ServiceMain.settings + [.logLevel]
 
     var bus: SyncBus.Configuration
     var target: Target

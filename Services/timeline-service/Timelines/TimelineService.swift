@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
@@ -55,9 +56,11 @@ public struct TimelineService: BusService {
             name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0)
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
         var refreshes = RefreshSchedule<WidgetReplicas.Widget>()
+        let metrics = Metrics()
         func publish(_ widgets: [(widget: WidgetReplicas.Widget, causedBy: String?)], now: Date) throws {
             for event in try builder.timelineEvents(for: widgets, firstSequence: publisher.lastSequence + 1, now: now) {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
+                metrics.published[event.widget.kind]?.increment()
                 if let validUntil = event.validUntil {
                     refreshes.schedule(event.widget, at: max(validUntil, now.addingTimeInterval(Self.minimumRefresh)))
                 }
@@ -75,18 +78,22 @@ public struct TimelineService: BusService {
             }
             guard !waiting.isFull else { return builder.notReachedReply(to: request, because: .full) }
             waiting.add(request, route: message.route, now: clock.now)
+            metrics.waiting.record(waiting.count)
             return nil
         }
         bus.afterMessages { now in
             try publish(replicas.takeChanges(), now: now)
-            for request in waiting.takeAnswerable({ !builder.mustWait($0.request) }) {
+            let answerable = waiting.takeAnswerable({ !builder.mustWait($0.request) })
+            for request in answerable {
                 try replier.send(builder.answer(request.request, lastSequence: publisher.lastSequence, now: now), to: request.route)
             }
+            if !answerable.isEmpty { metrics.waiting.record(waiting.count) }
         }
         bus.timer(dueAt: { waiting.nextDeadline }) { now in
             for request in waiting.takeExpired(at: now) {
                 try replier.send(builder.notReachedReply(to: request.request, because: .timedOut), to: request.route)
             }
+            metrics.waiting.record(waiting.count)
         }
         bus.onStop { _ in
             for request in waiting.takeAll() {
@@ -110,6 +117,19 @@ public struct TimelineService: BusService {
         bus.onStop { _ in
             logger.info("timeline-service stopping")
         }
+    }
+}
+
+extension TimelineService {
+    /// What timeline-service reports beside the bus's metrics (docs/OBSERVABILITY.md).
+    struct Metrics {
+        /// `widgetbus_timelines_published_total{kind}`: timelines built and published, for a
+        /// change or a refresh at a policy's date.
+        let published = Dictionary(uniqueKeysWithValues: WidgetKind.allCases.map {
+            ($0, Counter(MetricCatalog.timelinesPublished, ["kind": $0.rawValue]))
+        })
+        /// `widgetbus_timeline_requests_waiting`: timeline requests waiting for their version.
+        let waiting = Gauge(MetricCatalog.timelineRequestsWaiting)
     }
 }
 

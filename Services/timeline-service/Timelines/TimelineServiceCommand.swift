@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ServiceRuntime
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -13,7 +14,7 @@ public struct TimelineServiceCommand: AsyncParsableCommand {
             BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.metricsEvents.setting,
             BusEndpoint.metricsSnapshot.setting, BusEndpoint.timelines.setting,
             BusEndpoint.timelineEvents.setting,
-        ] + BusBinding.settings + BusSecurity.settings + [.logLevel])
+        ] + BusBinding.settings + BusSecurity.settings + ServiceMain.settings + [.logLevel])
     )
 
     public init() {}

@@ -29,7 +29,8 @@ struct WaitingTimelineRequests {
     /// clock, which may step back, so they are not assumed to be in order.
     private var waiting: [Waiting] = []
 
-    var isFull: Bool { waiting.count >= Self.capacity }
+    var count: Int { waiting.count }
+    var isFull: Bool { count >= Self.capacity }
     /// When the first waiting request runs out of time.
     var nextDeadline: Date? { waiting.lazy.map(\.deadline).min() }
 

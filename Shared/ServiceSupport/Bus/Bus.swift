@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import WidgetBusProtocol
 import ZeroMQ
 
@@ -116,13 +117,21 @@ public final class Bus {
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
             try bind($0, at: endpoint)
         }
-        onMessages(of: socket, batch: batch, pacing: pacing, answersRequests: true) { frames in
-            let messages = frames.map(RoutedMessage.init(frames:))
+        let metrics = RequestMetrics(endpoint: binding.endpointName(of: endpoint))
+        onMessages(of: socket, endpoint: metrics.endpoint, batch: batch, pacing: pacing, answersRequests: true) { frames in
+            let start = DispatchTime.now()
+            let messages = frames.map { RoutedMessage(frames: $0, metrics: metrics) }
+            var replied = 0
             for (message, reply) in zip(messages, try answer(messages)) {
-                if let reply { try socket.send(message.reply(reply), dontWait: true) }
+                guard let reply else { continue }
+                try socket.send(message.reply(reply), dontWait: true)
+                replied += 1
             }
+            metrics.replies.increment(by: replied)
+            let latency = BusMetrics.nanoseconds(since: start)
+            for _ in 0..<replied { metrics.latency.recordNanoseconds(latency) }
         }
-        return Replier(socket: socket)
+        return Replier(socket: socket, replies: metrics.replies)
     }
 
     /// Answers requests at `endpoint` one at a time, decoded as `Incoming`: a request that does not
@@ -146,7 +155,9 @@ public final class Bus {
             try $0.setSendHighWaterMark(EventPublisher.sendHighWaterMark)
             try bind($0, at: endpoint)
         }
-        let publisher = EventPublisher(name: name, epoch: epoch, socket: socket, lastSequence: lastSequence, codec: codec, now: clock.now)
+        let publisher = EventPublisher(
+            name: name, epoch: epoch, socket: socket, endpoint: binding.endpointName(of: endpoint), lastSequence: lastSequence,
+            codec: codec, now: clock.now)
         timer(dueAt: { publisher.nextHeartbeat }) { now in try publisher.sendHeartbeat(now: now) }
         return publisher
     }
@@ -162,7 +173,7 @@ public final class Bus {
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
             try bind($0, at: endpoint)
         }
-        onMessages(of: socket, batch: batch, while: isActive, take)
+        onMessages(of: socket, endpoint: binding.endpointName(of: endpoint), batch: batch, while: isActive, take)
     }
 
     /// Follows the publisher at `endpoint` (a SUB) for the topics starting with any of
@@ -179,7 +190,7 @@ public final class Bus {
             for topic in topics { try $0.subscribe(topic) }
             try $0.connect(endpoint, security: binding.security)
         }
-        onMessages(of: socket, batch: Self.defaultBatch, pacing: pacing) { messages in
+        onMessages(of: socket, endpoint: binding.endpointName(of: endpoint), batch: Self.defaultBatch, pacing: pacing) { messages in
             for frames in messages { try handle(frames) }
         }
     }
@@ -192,7 +203,7 @@ public final class Bus {
             try $0.setMaxMessageSize(bytes: -1)
             try $0.connect(endpoint, security: binding.security)
         }
-        onMessages(of: socket, batch: Self.defaultBatch) { messages in
+        onMessages(of: socket, endpoint: binding.endpointName(of: endpoint), batch: Self.defaultBatch) { messages in
             for frames in messages { try handle(frames) }
         }
         return socket
@@ -328,7 +339,7 @@ public final class Bus {
         zapSocket = socket
         try socket.setLinger(milliseconds: 0)
         try socket.bind(ZAPHandler.endpoint)
-        onMessages(of: socket, batch: Self.defaultBatch) { requests in
+        onMessages(of: socket, endpoint: "zap", batch: Self.defaultBatch) { requests in
             for request in requests.map(RoutedMessage.init(frames:)) {
                 if let reply = handler.reply(to: request.payloadFrames) {
                     try socket.send(request.route + reply, dontWait: true)
@@ -355,18 +366,24 @@ public final class Bus {
         return socket
     }
 
+    /// Takes up to `batch` messages from `socket` each turn it is readable and hands them to
+    /// `handle`, reporting them as `endpoint`'s (``SocketMetrics``).
     private func onMessages(
-        of socket: ZMQSocket, batch: Int, while isActive: @escaping () -> Bool = { true }, pacing: TimeInterval = 0,
+        of socket: ZMQSocket, endpoint: String, batch: Int, while isActive: @escaping () -> Bool = { true }, pacing: TimeInterval = 0,
         answersRequests: Bool = false, _ handle: @escaping ([[Data]]) throws -> Void
     ) {
         let pacing = pacing > 0 ? SocketPacing(pacing, batch: batch, answersRequests: answersRequests) : nil
+        let metrics = SocketMetrics(endpoint: endpoint)
         readers.append(
             Reader(target: .socket(socket), isActive: isActive, pacing: pacing) { [unowned self] in
                 var messages: [[Data]] = []
                 while messages.count < batch, !isStopping, let frames = try socket.receiveMessage(dontWait: true) {
                     messages.append(frames)
                 }
-                if !messages.isEmpty { try handle(messages) }
+                guard !messages.isEmpty else { return 0 }
+                let start = DispatchTime.now()
+                try handle(messages)
+                metrics.took(messages.count, since: start)
                 return messages.count
             })
     }
@@ -375,10 +392,12 @@ public final class Bus {
 /// Sends replies that a ``Bus/replies(at:batch:pacing:_:)`` handler left for later.
 public struct Replier {
     let socket: ZMQSocket
+    let replies: Counter
 
     /// Sends `payload` back along `route`, the routing frames of the request it answers.
     public func send(_ payload: Data, to route: [Data]) throws {
         try socket.send(route + [payload], dontWait: true)
+        replies.increment()
     }
 }
 

@@ -14,6 +14,9 @@ public struct BusBinding: Sendable {
     public let host: String
     /// CURVE keys and allow-lists; nil runs the bus in the clear.
     public let security: BusSecurity.Settings?
+    /// The configured endpoints by address, so metrics name a socket's endpoint (`intents`)
+    /// rather than its address.
+    let endpoints: [String: BusEndpoint]
 
     public static let host = EnvironmentSetting(
         variable: "WIDGETBUS_BIND_HOST", defaultValue: "127.0.0.1",
@@ -24,17 +27,21 @@ public struct BusBinding: Sendable {
     /// The settings every service that binds reads, for its `--help` (with ``BusSecurity/settings``).
     public static let settings = [host, insecure]
 
-    /// Loopback, as every service listens by default.
-    public static let loopback = BusBinding(host: "127.0.0.1")
+    /// Loopback, as every service listens by default, with the default endpoints.
+    public static let loopback = BusBinding(host: "127.0.0.1", security: nil, environment: [:])
 
-    /// For a bus that binds nothing and connects with `security` (a follower, a CLI).
-    public init(connectingWith security: BusSecurity.Settings?) {
-        self.init(host: Self.loopback.host, security: security)
+    /// For a bus that binds nothing and connects, with CURVE when `environment` configures keys
+    /// (a follower, a CLI).
+    ///
+    /// - Throws: ``InvalidSetting`` for keys that cannot be read (``BusSecurity/Settings/init(environment:)``).
+    public init(connectingIn environment: [String: String]) throws(InvalidSetting) {
+        self.init(host: Self.loopback.host, security: try BusSecurity.Settings(environment: environment), environment: environment)
     }
 
-    init(host: String, security: BusSecurity.Settings? = nil) {
+    init(host: String, security: BusSecurity.Settings?, environment: [String: String]) {
         self.host = host
         self.security = security
+        endpoints = BusEndpoint.byAddress(in: environment)
     }
 
     /// The binding `environment` asks for.
@@ -58,12 +65,18 @@ public struct BusBinding: Sendable {
                     + "user's data; configure CURVE keys (\(BusSecurity.secretKeyFile.variable)), listen on loopback "
                     + "(\(Self.host.variable)=127.0.0.1), or set \(Self.insecure.variable)=1 to accept that")
         }
-        self.init(host: host, security: security)
+        self.init(host: host, security: security, environment: environment)
     }
 
     /// The address a socket binds for `endpoint`: its port on ``host`` (ipc and inproc as given).
     public func address(for endpoint: String) -> String {
         BusEndpoint.bindAddress(for: endpoint, host: host)
+    }
+
+    /// The name of the configured endpoint at `address` (``BusEndpoint/name``); the address
+    /// itself for one the environment does not configure.
+    public func endpointName(of address: String) -> String {
+        endpoints[address]?.name ?? address
     }
 
     /// Whether `host` reaches this machine only: an address in 127.0.0.0/8, or the loopback interface.

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import WidgetBusProtocol
 import ZeroMQ
 
@@ -14,6 +15,8 @@ public final class EventPublisher {
 
     private let socket: ZMQSocket
     private let codec: WireCodec
+    /// `widgetbus_bus_events_published_total{endpoint}`: events, not heartbeats.
+    private let published: Counter
     /// The service name heartbeats carry.
     public let name: String
     /// This start's ``PublisherEpoch``: the events published here must carry it too.
@@ -24,7 +27,8 @@ public final class EventPublisher {
 
     /// A publisher on `socket` (a bound PUB, see ``Bus/publisher(name:epoch:at:lastSequence:)``).
     /// `lastSequence` is where the sequence stands now.
-    init(name: String, epoch: String, socket: ZMQSocket, lastSequence: UInt64, codec: WireCodec, now: Date) {
+    init(name: String, epoch: String, socket: ZMQSocket, endpoint: String, lastSequence: UInt64, codec: WireCodec, now: Date) {
+        published = Counter(MetricCatalog.busEventsPublished, ["endpoint": endpoint])
         self.name = name
         self.epoch = epoch
         self.socket = socket
@@ -36,6 +40,7 @@ public final class EventPublisher {
     /// Publishes an event whose body carries `sequence`.
     public func publish(topic: String, sequence: UInt64, payload: Data) throws {
         try socket.send([Data(topic.utf8), payload], dontWait: true)
+        published.increment()
         lastSequence = max(lastSequence, sequence)
     }
 

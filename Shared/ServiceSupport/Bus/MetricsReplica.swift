@@ -20,6 +20,8 @@ public final class MetricsReplica {
     public struct Aggregates: ReplicaModel {
         public private(set) var records: [String: MetricsRecord] = [:]
 
+        public var count: Int { records.count }
+
         public static var topicPrefix: String { Topic.metricsPrefix }
 
         public func decodeEvent(_ payload: Data, codec: WireCodec) -> MetricsChangedBody? {

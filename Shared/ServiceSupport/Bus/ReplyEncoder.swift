@@ -10,7 +10,9 @@ extension WireCodec {
     }
 
     /// Encodes an `Error` reply. Never throws: an error reply must always be sendable.
+    /// Every error reply is counted by its code (``ErrorReplyMetrics``).
     public func errorReply(to requestID: String?, user: String?, code: ErrorCode, message: String) -> Data {
+        ErrorReplyMetrics.count(code)
         let body = ErrorBody(code: code, message: message)
         return (try? reply(to: requestID, user: user, type: .error, body: body))
             ?? Data(#"{"type":"Error","version":1,"body":{"code":"internal","message":"unencodable error"}}"#.utf8)

@@ -9,8 +9,15 @@ public struct RoutedMessage {
     public let route: [Data]
     /// The payload frames; a valid request has exactly one.
     public let payloadFrames: [Data]
+    /// Where the request is counted by type once it is decoded; nil off a bus.
+    let metrics: RequestMetrics?
 
     public init(frames: [Data]) {
+        self.init(frames: frames, metrics: nil)
+    }
+
+    init(frames: [Data], metrics: RequestMetrics?) {
+        self.metrics = metrics
         if let delimiter = frames.firstIndex(where: \.isEmpty) {
             route = Array(frames[...delimiter])
             payloadFrames = Array(frames[(delimiter + 1)...])
@@ -41,16 +48,21 @@ extension RoutedMessage {
     /// `decode` (`Request.decode`, `MetricsRequest.decode`), or the error reply that answers it
     /// instead — `bad_frames` when it is not exactly one payload frame, else the decoding
     /// error's code, naming the request when its id is readable.
-    public func request<Decoded>(
+    /// Each request is counted by its type on the bus's metrics, or as undecodable.
+    public func request<Decoded: DecodedRequest>(
         codec: WireCodec, _ decode: (Data, WireCodec) throws(ProtocolError) -> Decoded
     ) -> Result<Decoded, RefusedRequest> {
         guard let payload else {
+            metrics?.received(nil)
             return .failure(RefusedRequest(reply: codec.errorReply(
                 to: nil, user: nil, code: .badFrames, message: "expected exactly one payload frame, got \(payloadFrames.count)")))
         }
         do throws(ProtocolError) {
-            return .success(try decode(payload, codec))
+            let request = try decode(payload, codec)
+            metrics?.received(request.type)
+            return .success(request)
         } catch {
+            metrics?.received(nil)
             return .failure(RefusedRequest(reply: codec.errorReply(toUndecodable: payload, error)))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import WidgetBusProtocol
 import ZeroMQ
 
@@ -30,6 +31,8 @@ public protocol ReplicaModel {
     /// Replaces everything with the snapshot (what the owner no longer has is dropped) and
     /// reports what differs.
     mutating func replace(with snapshot: Snapshot) -> [Change]
+    /// How many entries (states, aggregates, timelines) the model holds in memory.
+    var count: Int { get }
 }
 
 extension ReplicaModel {
@@ -53,6 +56,23 @@ public struct SequencePosition: Equatable, Sendable {
         self.epoch = epoch
         self.sequence = sequence
     }
+}
+
+/// Why a ``SequencedReplica`` fetches a snapshot: the `reason` label of
+/// `widgetbus_replica_snapshots_requested_total`.
+public enum ReplicaResyncReason: String, CaseIterable, Sendable {
+    /// The replica started.
+    case start
+    /// The last snapshot request went unanswered.
+    case timeout
+    /// An event or heartbeat is further ahead than the next sequence: events were missed.
+    case gap
+    /// The publisher restarted: a new epoch.
+    case restart
+    /// Events queued while a snapshot was awaited overflowed.
+    case overflow
+    /// The follower asked (``SequencedReplica/resync(reason:)``): what it derived was lost elsewhere.
+    case requested
 }
 
 /// A derived reader's copy of an owner's data kept current by the zguide's Clone pattern:
@@ -91,6 +111,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
     private var snapshotWait = SequencedReplica.snapshotTimeout
     private var queued: [Model.Event] = []
     private let onChange: ([Model.Change]) -> Void
+    private let metrics: ReplicaMetrics
 
     /// Subscribes to the owner's events at `eventsEndpoint` and asks its snapshot at
     /// `snapshotEndpoint`, both on `bus`; `onChange` gets what each event or snapshot changed.
@@ -106,6 +127,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
         clock = bus.clock
         self.logger = logger
         self.onChange = onChange
+        metrics = ReplicaMetrics(endpoint: bus.binding.endpointName(of: eventsEndpoint))
         try bus.subscribe(to: eventsEndpoint, topics: [Model.topicPrefix, Topic.heartbeat], pacing: pacing) { frames in
             try self.receiveEvent(frames)
         }
@@ -114,9 +136,9 @@ public final class SequencedReplica<Model: ReplicaModel> {
         }
         bus.timer(dueAt: { self.awaitedSnapshot?.deadline }) { now in
             self.snapshotWait = min(2 * self.snapshotWait, Self.longestSnapshotTimeout)
-            try self.requestSnapshot(reason: "snapshot timed out", now: now)
+            try self.requestSnapshot(.timeout, "snapshot timed out", now: now)
         }
-        try requestSnapshot(reason: "start")
+        try requestSnapshot(.start, "start")
     }
 
     public var isSynced: Bool { awaitedSnapshot == nil }
@@ -125,7 +147,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
     /// what it derived from the replica lost elsewhere (a file deleted by hand).
     public func resync(reason: String) throws {
         guard isSynced else { return }
-        try requestSnapshot(reason: reason)
+        try requestSnapshot(.requested, reason)
     }
 
     private func receiveEvent(_ frames: [Data]) throws {
@@ -134,9 +156,13 @@ public final class SequencedReplica<Model: ReplicaModel> {
             guard let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]) else { return }
             // A heartbeat behind the replica in its own epoch was sent before the snapshot it
             // applied (which reached it first, on another socket): it tells nothing new.
+            if isSynced, beat.body.epoch == epoch {
+                metrics.lag.record(beat.body.sequence > sequence ? beat.body.sequence - sequence : 0)
+            }
             if isSynced, beat.body.epoch != epoch || beat.body.sequence > sequence {
                 try requestSnapshot(
-                    reason: "heartbeat at \(beat.body.epoch)/\(beat.body.sequence), replica at \(epoch ?? "-")/\(sequence)")
+                    beat.body.epoch != epoch ? .restart : .gap,
+                    "heartbeat at \(beat.body.epoch)/\(beat.body.sequence), replica at \(epoch ?? "-")/\(sequence)")
             }
             return
         }
@@ -149,13 +175,13 @@ public final class SequencedReplica<Model: ReplicaModel> {
             try enqueue(event)
         } else if position.epoch != epoch {
             try enqueue(event)
-            try requestSnapshot(reason: "publisher restarted: epoch \(position.epoch), replica in \(epoch ?? "-")")
+            try requestSnapshot(.restart, "publisher restarted: epoch \(position.epoch), replica in \(epoch ?? "-")")
         } else if position.sequence == sequence + 1 {
             report(model.apply(event))
             sequence = position.sequence
         } else if position.sequence > sequence + 1 {
             try enqueue(event)
-            try requestSnapshot(reason: "gap: expected \(sequence + 1), got \(position.sequence)")
+            try requestSnapshot(.gap, "gap: expected \(sequence + 1), got \(position.sequence)")
         }
     }
 
@@ -169,6 +195,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
         awaitedSnapshot = nil
         snapshotWait = Self.snapshotTimeout
         snapshotCount += 1
+        metrics.lag.record(0)
         logger.info(
             "replica synced from snapshot",
             metadata: [
@@ -185,7 +212,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
     private func replayQueue() throws {
         if let latest = queued.last.map({ Model.position(of: $0).epoch }), latest != epoch {
             queued.removeAll { Model.position(of: $0).epoch != latest }
-            try requestSnapshot(reason: "publisher restarted while the snapshot was served")
+            try requestSnapshot(.restart, "publisher restarted while the snapshot was served")
             return
         }
         let pending = queued.filter { Model.position(of: $0).epoch == epoch }
@@ -193,7 +220,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
         queued.removeAll()
         for event in pending where Model.position(of: event).sequence > sequence {
             guard Model.position(of: event).sequence == sequence + 1 else {
-                try requestSnapshot(reason: "gap in queued events after snapshot")
+                try requestSnapshot(.gap, "gap in queued events after snapshot")
                 return
             }
             report(model.apply(event))
@@ -202,20 +229,23 @@ public final class SequencedReplica<Model: ReplicaModel> {
     }
 
     private func report(_ changes: [Model.Change]) {
-        if !changes.isEmpty { onChange(changes) }
+        guard !changes.isEmpty else { return }
+        metrics.entries.record(model.count)
+        onChange(changes)
     }
 
     private func enqueue(_ event: Model.Event) throws {
         guard queued.count < Self.maxQueuedEvents else {
             queued.removeAll()
-            try requestSnapshot(reason: "event queue overflow")
+            try requestSnapshot(.overflow, "event queue overflow")
             return
         }
         queued.append(event)
     }
 
-    private func requestSnapshot(reason: String, now: Date? = nil) throws {
+    private func requestSnapshot(_ reason: ReplicaResyncReason, _ detail: String, now: Date? = nil) throws {
         guard let snapshotSocket else { return }
+        metrics.resyncs[reason]?.increment()
         let now = now ?? clock.now
         let id = MessageID.random()
         let request = Envelope(
@@ -224,6 +254,25 @@ public final class SequencedReplica<Model: ReplicaModel> {
         awaitedSnapshot = (id, now.addingTimeInterval(snapshotWait))
         logger.info(
             "requesting snapshot",
-            metadata: ["widgetbus.topic_prefix": "\(model.snapshotPrefix)", "widgetbus.reason": "\(reason)", "widgetbus.waiting": "\(snapshotWait) s"])
+            metadata: ["widgetbus.topic_prefix": "\(model.snapshotPrefix)", "widgetbus.reason": "\(detail)", "widgetbus.waiting": "\(snapshotWait) s"])
+    }
+}
+
+/// What a replica reports, labeled by the endpoint of the events it follows.
+private struct ReplicaMetrics {
+    /// `widgetbus_replica_lag_events{endpoint}`: how many events the publisher's last heartbeat
+    /// was ahead of the replica (0 once a snapshot is applied).
+    let lag: Gauge
+    /// `widgetbus_replica_snapshots_requested_total{endpoint,reason}`: the re-syncs, by why.
+    let resyncs: [ReplicaResyncReason: Counter]
+    /// `widgetbus_replica_entries{endpoint}`: what the replica holds in memory.
+    let entries: Gauge
+
+    init(endpoint: String) {
+        lag = Gauge(MetricCatalog.replicaLag, ["endpoint": endpoint])
+        entries = Gauge(MetricCatalog.replicaEntries, ["endpoint": endpoint])
+        resyncs = Dictionary(uniqueKeysWithValues: ReplicaResyncReason.allCases.map {
+            ($0, Counter(MetricCatalog.replicaResyncs, ["endpoint": endpoint, "reason": $0.rawValue]))
+        })
     }
 }

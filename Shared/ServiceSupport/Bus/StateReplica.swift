@@ -55,6 +55,8 @@ public final class StateReplica {
         /// Whether widget states are kept, or profiles only.
         public let holdsStates: Bool
 
+        public var count: Int { states.count + profiles.count }
+
         public init(holdsStates: Bool) {
             self.holdsStates = holdsStates
         }

@@ -43,7 +43,7 @@ public final class BusSecurity {
                     "\(BusSecurity.secretKeyFile.variable) needs \(BusSecurity.keysDirectory.variable), the servers' public keys")
             }
             directory = URL(fileURLWithPath: folder)
-            endpoints = Dictionary(BusEndpoint.all.map { ($0.resolve(in: environment), $0) }) { first, _ in first }
+            endpoints = BusEndpoint.byAddress(in: environment)
             do {
                 _ = try BusSecurity(self)
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ZeroMQ
 
 /// The ZAP handler (ZeroMQ RFC 27) of one ``Bus``'s context: every CURVE server socket of the
@@ -7,9 +8,9 @@ import ZeroMQ
 /// connect, and it answers from ``BusSecurity``'s allow-list of that socket's endpoint (the
 /// request's domain). A refused client gets nothing through: libzmq closes its connection.
 ///
-/// Each refused key is logged once per endpoint (its public key only, never a secret), with how
-/// many handshakes that endpoint has refused so far (a refused client's reconnects count too).
-/// New keys cost an attacker nothing, so at most ``maxLoggedKeys`` are remembered and logged;
+/// Each refused handshake is counted by endpoint in `widgetbus_curve_refusals_total` (a refused
+/// client's reconnects count too), and each refused key is logged once per endpoint (its public
+/// key only, never a secret). New keys cost an attacker nothing, so at most ``maxLoggedKeys`` are remembered and logged;
 /// past them one line says so and the rest are only counted. Owned by the bus's thread.
 final class ZAPHandler {
     static let endpoint = "inproc://zeromq.zap.01"
@@ -17,8 +18,8 @@ final class ZAPHandler {
 
     private let security: BusSecurity
     private let logger: Logger
-    /// Refusals so far, by endpoint variable: a refused key's log line says how many.
-    private var refusals: [String: Int] = [:]
+    /// `widgetbus_curve_refusals_total{endpoint}`, by ZAP domain (the endpoint's variable).
+    private var refusals: [String: Counter] = [:]
     private var logged: Set<String> = []
     /// Whether the line saying that no more keys are logged was written.
     private var saidLoggingStopped = false
@@ -37,7 +38,7 @@ final class ZAPHandler {
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         let key = frames.count == 7 ? CurveKeyPair.z85(frames[6]) : nil
         guard mechanism == "CURVE", let key, security.allows(key, domain: domain) else {
-            refusals[domain, default: 0] += 1
+            countRefusal(domain: domain)
             let who = key ?? "a client without CURVE"
             if logged.count < Self.maxLoggedKeys {
                 if logged.insert("\(domain) \(who)").inserted {
@@ -46,7 +47,6 @@ final class ZAPHandler {
                         metadata: [
                             "widgetbus.endpoint": "\(domain)", "widgetbus.client_key": "\(who)", "widgetbus.mechanism": "\(mechanism)",
                             "widgetbus.address": "\(String(decoding: frames[3], as: UTF8.self))",
-                            "widgetbus.refused_so_far": "\(refusals[domain, default: 0])",
                         ])
                 }
             } else if !saidLoggingStopped {
@@ -57,6 +57,14 @@ final class ZAPHandler {
             return refusal(requestID)
         }
         return [Data("1.0".utf8), requestID, Data("200".utf8), Data("OK".utf8), Data(key.utf8), Data()]
+    }
+
+    private func countRefusal(domain: String) {
+        if let counter = refusals[domain] { return counter.increment() }
+        let name = security.settings.endpoints.values.first { $0.variable == domain }?.name ?? domain
+        let counter = Counter(MetricCatalog.curveRefusals, ["endpoint": name])
+        refusals[domain] = counter
+        counter.increment()
     }
 
     private func refusal(_ requestID: Data) -> [Data] {

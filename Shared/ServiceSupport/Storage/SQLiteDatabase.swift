@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Metrics
 
 /// The embedded SQLite store every service uses by default: one connection for its reads and
 /// writes, and a ``WALCheckpointer`` beside it for as long as the store is kept.
@@ -16,11 +17,23 @@ public final class SQLiteDatabase: Sendable {
     /// The connection every read and write of the store goes through.
     public let queue: DatabaseQueue
     private let checkpointer: WALCheckpointer
+    /// `widgetbus_store_commit_duration_seconds{store}`: each ``write(_:)`` transaction, its
+    /// commit included; the store is the file's name without its extension.
+    private let commits: Timer
 
     /// Opens (or creates, with its folder) the database at `path` and starts its checkpointer.
     public init(path: String) throws {
         queue = try Self.connection(path: path)
         checkpointer = try WALCheckpointer(path: path)
+        let store = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        commits = Timer(MetricCatalog.storeCommitDuration, ["store": store])
+    }
+
+    /// Runs `updates` in one transaction and commits it, timed.
+    public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        let start = DispatchTime.now()
+        defer { commits.recordInterval(since: start) }
+        return try queue.write(updates)
     }
 
     /// A connection to the database at `path` with the store's settings, creating its folder.

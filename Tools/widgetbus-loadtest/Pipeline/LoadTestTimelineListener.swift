@@ -69,7 +69,7 @@ final class TimelineListener: Sendable {
     }
 
     private func listen(endpoint: String, userPrefix: String) throws {
-        let bus = try Bus(binding: BusBinding(connectingWith: try BusSecurity.Settings.ofThisProcess()))
+        let bus = try Bus(binding: BusBinding(connectingIn: ProcessInfo.processInfo.environment))
         defer { bus.close() }
         let prefixes = LoadWidget.allCases.map { widget in
             (prefix: Data(Topic.timeline(kind: widget.timelineKind, user: userPrefix).utf8), app: widget.app)

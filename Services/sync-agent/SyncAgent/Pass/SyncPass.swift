@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceSupport
 import Synchronization
 import WidgetBusProtocol
@@ -36,6 +37,25 @@ final class SyncPass: Sendable {
     let databaseTimeout: Duration
     let logger: Logger
     private let schemaReady = Atomic<Bool>(false)
+    private let metrics = Metrics()
+
+    /// What passes report (docs/OBSERVABILITY.md).
+    private struct Metrics: Sendable {
+        /// `widgetbus_sync_passes_total{result}`: `succeeded`, `partial` (some records refused by
+        /// the target or not acknowledged) or `failed` (nothing stored).
+        let passes = Dictionary(uniqueKeysWithValues: ["succeeded", "partial", "failed"].map {
+            ($0, Counter(MetricCatalog.syncPasses, ["result": $0]))
+        })
+        let duration = Timer(MetricCatalog.syncPassDuration)
+        /// Records stored at the target and acknowledged to intent-handler.
+        let pushed = Counter(MetricCatalog.syncRecordsPushed)
+        /// Records a pass found pending, before it pushed them.
+        let pending = Recorder(histogramOf: MetricCatalog.syncRecordsPending)
+        /// Each upsert transaction at the target, its commit included.
+        let commits = Timer(MetricCatalog.syncTargetCommitDuration)
+        /// Users with records waiting, as the last sweep found them.
+        let usersPending = Gauge(MetricCatalog.syncUsersPending)
+    }
 
     init(intents: any IntentHandlerClient, target: any SyncTarget, databaseTimeout: Duration, logger: Logger) {
         self.intents = intents
@@ -54,6 +74,15 @@ final class SyncPass: Sendable {
 
     /// Runs one pass for `user`. Never throws: every failure is part of the result.
     func run(user: String) async -> SyncResult {
+        let result = await pass(user: user)
+        metrics.duration.recordMilliseconds(result.durationMilliseconds)
+        metrics.pushed.increment(by: result.pushed)
+        let outcome = result.succeeded ? "succeeded" : result.pushed > 0 || result.failures.contains { $0.id != nil } ? "partial" : "failed"
+        metrics.passes[outcome]?.increment()
+        return result
+    }
+
+    private func pass(user: String) async -> SyncResult {
         let startedAt = Date()
         let clock = ContinuousClock.now
         func result(pushed: Int = 0, keptPending: Int = 0, failures: [SyncFailure] = []) -> SyncResult {
@@ -69,6 +98,7 @@ final class SyncPass: Sendable {
         } catch {
             return result(failures: [SyncFailure(error: "reading pending records from intent-handler: \(Self.describe(error))")])
         }
+        metrics.pending.record(pending.count)
         guard !pending.isEmpty else { return result() }
         let rows = pending.map { TargetRow(user: user, $0) }
 
@@ -116,7 +146,9 @@ final class SyncPass: Sendable {
 
     /// The users with records waiting, for the periodic sweep.
     func pendingUsers() async throws -> [String] {
-        try await ask(.pendingUsersRequest, user: nil, body: EmptyBody(), expecting: PendingUsersBody.self).users
+        let users = try await ask(.pendingUsersRequest, user: nil, body: EmptyBody(), expecting: PendingUsersBody.self).users
+        metrics.usersPending.record(users.count)
+        return users
     }
 
     private func pendingRecords(user: String) async throws -> [RevisedRecord] {
@@ -144,7 +176,10 @@ final class SyncPass: Sendable {
         return "\(error)"
     }
 
+    /// Runs one step at the target within the database timeout, timed.
     private func onTarget(_ step: @escaping @Sendable () async throws -> Void) async throws {
+        let start = DispatchTime.now()
+        defer { metrics.commits.recordInterval(since: start) }
         do {
             try await withDeadline(databaseTimeout, step)
         } catch let error as SyncTargetError {
