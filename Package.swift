@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev, found through pkg-config.
@@ -47,7 +48,10 @@ let package = Package(
         // Pure widget rules and timeline builders: no I/O, injected clock and randomness.
         .target(name: "WidgetDomain", path: "Shared/WidgetDomain"),
         // Envelope, message catalog, topics, error codes, endpoints: shared by every executable.
-        .target(name: "WidgetBusProtocol", dependencies: ["WidgetDomain"], path: "Shared/WidgetBusProtocol"),
+        .target(
+            name: "WidgetBusProtocol",
+            dependencies: ["WidgetDomain", .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")],
+            path: "Shared/WidgetBusProtocol"),
         // What every service needs around the core: config, logging, stores, loops, clients.
         .target(
             name: "ServiceSupport",
@@ -59,6 +63,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Shared/ServiceSupport"
         ),
@@ -84,6 +89,7 @@ let package = Package(
             name: "IntentHandling",
             dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Services/intent-handler/IntentHandling"
         ),
@@ -92,6 +98,7 @@ let package = Package(
             name: "Timelines",
             dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Services/timeline-service/Timelines"
         ),
@@ -100,6 +107,7 @@ let package = Package(
             name: "Snapshots",
             dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Services/snapshot-writer/Snapshots"
         ),
@@ -130,7 +138,10 @@ let package = Package(
         .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest"], path: "Services/metrics-ingest/Main"),
         .target(
             name: "WidgetctlCommands",
-            dependencies: ["ServiceSupport", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "ServiceSupport", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            ],
             path: "Services/widgetctl/Commands"
         ),
         .executableTarget(name: "widgetctl", dependencies: ["WidgetctlCommands"], path: "Services/widgetctl/Main"),
@@ -151,7 +162,9 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "WidgetDomainTests", dependencies: ["WidgetDomain"]),
-        .testTarget(name: "WidgetBusProtocolTests", dependencies: ["WidgetBusProtocol"]),
+        .testTarget(
+            name: "WidgetBusProtocolTests",
+            dependencies: ["WidgetBusProtocol", .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")]),
         // What several test targets share (a clock set by hand); never linked into a product.
         .target(name: "WidgetBusTestSupport", dependencies: ["ServiceSupport", "ZeroMQ"], path: "Tests/Support"),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import W3CTraceContext
 import WidgetDomain
 
 /// A publisher's epoch: a random id it draws each time it starts and carries on every event,
@@ -10,6 +11,19 @@ public enum PublisherEpoch {
     public static func random() -> String {
         let digits = String(UInt64.random(in: .min ... .max), radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+/// What caused a change a service passes on: the id of the request or pushed message that made it
+/// (an event's `causedBy`) and the trace that message belongs to, when it carried one; the next
+/// event continues that trace.
+public struct Cause: Sendable, Equatable {
+    public var id: String
+    public var trace: TraceContext?
+
+    public init(id: String, trace: TraceContext?) {
+        self.id = id
+        self.trace = trace
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import W3CTraceContext
 import WidgetDomain
 
 /// A request as one endpoint reads it: decoded and validated in the order of docs/PROTOCOL.md
@@ -8,6 +9,8 @@ public protocol DecodedRequest: Sendable {
     var id: String { get }
     var type: MessageType { get }
     var user: String? { get }
+    /// The trace the request belongs to, when it carried a well-formed `traceparent`.
+    var trace: TraceContext? { get }
     /// Decodes and validates one payload; the error carries the code the client sees.
     static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> Self
 }
@@ -99,7 +102,7 @@ public protocol RequestBodyCatalog: Sendable {
 }
 
 /// The fields of a request envelope.
-public enum WireRequestKey: String, CodingKey { case version, id, type, user, sentAt, body }
+public enum WireRequestKey: String, CodingKey { case version, id, type, user, sentAt, traceparent, tracestate, body }
 
 /// A request as one endpoint reads it: the envelope's fields and the body its catalog decoded,
 /// validated in the order of docs/PROTOCOL.md §8.
@@ -108,13 +111,15 @@ public struct EndpointRequest<Body: RequestBodyCatalog>: DecodedRequest, Decodab
     public var type: MessageType
     public var user: String?
     public var sentAt: Date
+    public var trace: TraceContext?
     public var body: Body
 
-    public init(id: String, type: MessageType, user: String?, sentAt: Date, body: Body) {
+    public init(id: String, type: MessageType, user: String?, sentAt: Date, trace: TraceContext? = nil, body: Body) {
         self.id = id
         self.type = type
         self.user = user
         self.sentAt = sentAt
+        self.trace = trace
         self.body = body
     }
 
@@ -132,6 +137,10 @@ public struct EndpointRequest<Body: RequestBodyCatalog>: DecodedRequest, Decodab
         id = try container.decode(String.self, forKey: .id)
         user = try container.decodeIfPresent(String.self, forKey: .user)
         sentAt = try container.decode(Date.self, forKey: .sentAt)
+        // Never a reason to refuse a request: a trace that does not read is no trace (W3C).
+        trace = TraceContext(
+            traceparent: try? container.decodeIfPresent(String.self, forKey: .traceparent),
+            tracestate: try? container.decodeIfPresent(String.self, forKey: .tracestate))
         body = try Body(type: type, rawType: rawType, in: container)
     }
 

@@ -25,6 +25,9 @@ enum GoldenFixtures {
     static let replyID = "1650fd4b-31cf-438b-828b-b06239cc2209"
     static let eventID = "3c9d2e71-8b4f-4a06-a5d2-7e1f90b4c6d8"
     static let batchID = "9b2f7d3a-4c1e-4f8a-b6d0-2e5c8a1f3b7d"
+    /// A request's W3C trace, and the same trace as intent-handler continues it in its event.
+    static let requestTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    static let eventTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01"
 
     /// The state sequence number of each app's state (`StateRecord.version`).
     static let versions: [WidgetApp: UInt64] = [.tensionCheck: 41, .diet: 42, .tenX: 43, .stressMonitor: 44, .jitter: 45]

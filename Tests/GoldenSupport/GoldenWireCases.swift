@@ -39,25 +39,26 @@ struct GoldenWireCase: Sendable, CustomStringConvertible {
     }
 
     private static func codable<Body: Codable & Sendable>(
-        _ type: MessageType, _ variant: String?, role: Role, id: String, user: String?, inReplyTo: String?,
+        _ type: MessageType, _ variant: String?, role: Role, id: String, user: String?, inReplyTo: String?, traceparent: String? = nil,
         serviceReply: ServiceReply? = nil, body: @escaping @Sendable () throws -> Body
     ) -> GoldenWireCase {
         GoldenWireCase(
             name: name(type, variant), type: type, role: role,
             encode: { codec in
                 try codec.encode(Envelope(
-                    id: id, type: type.rawValue, user: user, sentAt: GoldenFixtures.now, inReplyTo: inReplyTo, body: try body()))
+                    id: id, type: type.rawValue, user: user, sentAt: GoldenFixtures.now, inReplyTo: inReplyTo, traceparent: traceparent,
+                    body: try body()))
             },
             reencode: { codec, data in try codec.encode(codec.decode(Envelope<Body>.self, from: data)) },
             serviceReply: serviceReply)
     }
 
-    /// A request as a client writes it (no `inReplyTo`).
+    /// A request as a client writes it (no `inReplyTo`), in a trace when `traceparent` is given.
     static func request<Body: Codable & Sendable>(
-        _ type: MessageType, _ variant: String? = nil, user: String? = GoldenFixtures.user,
+        _ type: MessageType, _ variant: String? = nil, user: String? = GoldenFixtures.user, traceparent: String? = nil,
         body: @escaping @Sendable () throws -> Body
     ) -> GoldenWireCase {
-        codable(type, variant, role: .request, id: GoldenFixtures.requestID, user: user, inReplyTo: nil, body: body)
+        codable(type, variant, role: .request, id: GoldenFixtures.requestID, user: user, inReplyTo: nil, traceparent: traceparent, body: body)
     }
 
     /// A reply to ``GoldenFixtures/requestID``, as `codec.reply` makes it (with a fixed id).
@@ -79,12 +80,13 @@ struct GoldenWireCase: Sendable, CustomStringConvertible {
             body: { ErrorBody(code: code, message: message) })
     }
 
-    /// An event as a publisher builds it (no `inReplyTo`).
+    /// An event as a publisher builds it (no `inReplyTo`), continuing a trace when `traceparent`
+    /// is given.
     static func event<Body: Codable & Sendable>(
-        _ type: MessageType, _ variant: String? = nil, user: String? = GoldenFixtures.user,
+        _ type: MessageType, _ variant: String? = nil, user: String? = GoldenFixtures.user, traceparent: String? = nil,
         body: @escaping @Sendable () throws -> Body
     ) -> GoldenWireCase {
-        codable(type, variant, role: .event, id: GoldenFixtures.eventID, user: user, inReplyTo: nil, body: body)
+        codable(type, variant, role: .event, id: GoldenFixtures.eventID, user: user, inReplyTo: nil, traceparent: traceparent, body: body)
     }
 
     /// A `TimelineReply` (its body is `Encodable` only: it decodes through the kind's content type).
@@ -201,6 +203,7 @@ extension GoldenWireCase {
         // Tension Check
         .request(.recordTension) { RecordTensionBody(level: 10) },
         .request(.recordTension, "widgetctl") { try widgetctlBody(#"{"level":7}"#) },
+        .request(.recordTension, "traced", traceparent: GoldenFixtures.requestTraceparent) { RecordTensionBody(level: 7) },
         .request(.markInterventionDone) { MarkInterventionDoneBody(checkInId: try world.suggestedCheckInID) },
         .request(.resetWidget) { EmptyBody() },
         // Diet
@@ -347,6 +350,11 @@ extension GoldenWireCase {
             }
         }
         + [
+            .event(.stateChanged, "traced", traceparent: GoldenFixtures.eventTraceparent) {
+                StateChangedBody(
+                    epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.versions[.tensionCheck]!, causedBy: GoldenFixtures.requestID,
+                    record: try world.record(of: .tensionCheck))
+            },
             .event(.profileChanged) {
                 ProfileChangedBody(
                     epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.profileVersion, causedBy: GoldenFixtures.requestID,

@@ -74,13 +74,13 @@ struct MetricsReplicaTests {
         #expect(try owner.answerSnapshot(MetricsSnapshotBody(epoch: owner.epoch, sequence: 2, aggregates: [ann])) == "metrics.")
         var changes = try pump(bus, log) { replica.isSynced }
         #expect(replica.sequence == 2 && replica.record(user: "ann") == ann)
-        #expect(changes.map(\.user) == ["ann"] && changes[0].causedBy == nil)
+        #expect(changes.map(\.user) == ["ann"] && changes[0].cause == nil)
 
         usleep(200_000)  // the subscription reaches the publisher
         try owner.publish(sequence: 2, user: "old", score: 1)  // already in the snapshot: ignored
         try owner.publish(sequence: 3, user: "ben", score: 55)
         changes = try pump(bus, log) { replica.sequence == 3 }
-        #expect(changes.map(\.user) == ["ben"] && changes[0].causedBy == "push-3")
+        #expect(changes.map(\.user) == ["ben"] && changes[0].cause?.id == "push-3")
         #expect(replica.record(user: "ben")?.aggregate.latestStress?.stressLevel == 55)
         #expect(replica.record(user: "old") == nil)
 

@@ -131,7 +131,7 @@ struct StateReplicaTests {
         try owner.publish(sequence: 6, user: "ben")
         changes = try pump(follower) { replica.sequence == 6 }
         #expect(changes.map(\.user) == ["ben"])
-        #expect(changes.first?.causedBy == "intent-6")
+        #expect(changes.first?.cause?.id == "intent-6")
         #expect(replica.record(user: "old", app: .tensionCheck) == nil)
     }
 
@@ -154,7 +154,7 @@ struct StateReplicaTests {
             Issue.record("a profile event is read")
             return
         }
-        #expect(body.profile == profile)
+        #expect(body.body.profile == profile)
 
         let everything = StateReplica.States(holdsStates: true)
         #expect(everything.snapshotPrefix == Topic.statePrefix)
@@ -162,7 +162,7 @@ struct StateReplicaTests {
             Issue.record("a state event is read in full")
             return
         }
-        #expect(state.record == ScriptedOwner.record("ann", version: 7))
+        #expect(state.body.record == ScriptedOwner.record("ann", version: 7))
     }
 
     @Test func aGapInSequenceNumbersTriggersAFreshSnapshot() throws {

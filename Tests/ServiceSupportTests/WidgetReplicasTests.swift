@@ -11,7 +11,7 @@ import ZeroMQ
 /// derived only once every replica it is built from has synced.
 @Suite(.serialized)
 struct WidgetReplicasTests {
-    typealias Changed = [(widget: WidgetReplicas.Widget, causedBy: String?)]
+    typealias Changed = [(widget: WidgetReplicas.Widget, cause: Cause?)]
 
     func pump(_ bus: Bus, _ replicas: WidgetReplicas, until condition: () -> Bool) throws -> Changed {
         try bus.pump(until: condition)
@@ -51,7 +51,7 @@ struct WidgetReplicasTests {
             Set(changed.map(\.widget)) == [
                 WidgetReplicas.Widget(user: "ann", kind: .stressMonitor), WidgetReplicas.Widget(user: "bob", kind: .stressMonitor),
             ], "every widget of the kind that became ready: ann's by her state, bob's by his metrics")
-        #expect(changed.allSatisfy { $0.causedBy == nil })
+        #expect(changed.allSatisfy { $0.cause == nil })
         #expect(replicas.timeline(kind: .stressMonitor, user: "bob", now: Date()).metricsVersion == 2)
     }
 }

@@ -80,6 +80,9 @@ public struct IntentHandlerService: BusService {
                 let outcomes = processor.process(messages, on: role)
                 for event in outcomes.compactMap(\.event) {
                     try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
+                    logger.debug(
+                        "state event published",
+                        metadata: .traced(event.trace, ["widgetbus.topic": "\(event.topic)", "widgetbus.sequence": "\(event.sequence)"]))
                 }
                 return outcomes.map(\.reply)
             }

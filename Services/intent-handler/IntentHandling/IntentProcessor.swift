@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Metrics
 import ServiceSupport
+import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -21,9 +22,17 @@ final class IntentProcessor {
     /// What to send after the commit.
     struct Outcome {
         var reply: Data
-        var event: (topic: String, sequence: UInt64, payload: Data)?
+        var event: Event?
         /// What the request changed, for memory once the transaction has committed.
         fileprivate var changes: [Change] = []
+    }
+
+    /// An event to publish once the transaction has committed, and the trace it continues.
+    struct Event {
+        var topic: String
+        var sequence: UInt64
+        var payload: Data
+        var trace: TraceContext?
     }
 
     enum Endpoint {
@@ -252,13 +261,12 @@ final class IntentProcessor {
         for pending in transition.records {
             try store.savePendingRecord(db, user: user, record: pending, revision: sequence, at: now)
         }
-        let event = Envelope(
-            type: MessageType.stateChanged.rawValue, user: user, sentAt: now,
-            body: StateChangedBody(epoch: epoch, sequence: sequence, causedBy: request.id, record: record))
         let body = StateReplyBody(record: record, openURL: transition.openURL)
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now),
-            event: (Topic.state(app: intent.app, user: user), sequence, try codec.encode(event)),
+            event: try event(
+                .stateChanged, topic: Topic.state(app: intent.app, user: user), sequence: sequence, of: request, now: now,
+                body: StateChangedBody(epoch: epoch, sequence: sequence, causedBy: request.id, record: record)),
             changes: [.state(record)])
     }
 
@@ -267,13 +275,12 @@ final class IntentProcessor {
     private func appForeground(of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
         let user = request.user!
         let sequence = nextSequence()
-        let event = Envelope(
-            type: MessageType.appForegrounded.rawValue, user: user, sentAt: now,
-            body: AppForegroundedBody(epoch: epoch, sequence: sequence, causedBy: request.id, user: user))
         let pending = PendingRecordsBody(user: user, records: try store.pendingRecords(db, user: user))
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: pending, now: now),
-            event: (Topic.appForegrounded(user: user), sequence, try codec.encode(event)))
+            event: try event(
+                .appForegrounded, topic: Topic.appForegrounded(user: user), sequence: sequence, of: request, now: now,
+                body: AppForegroundedBody(epoch: epoch, sequence: sequence, causedBy: request.id, user: user)))
     }
 
     private func setTimeZone(_ identifier: String, of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
@@ -288,12 +295,21 @@ final class IntentProcessor {
         }
         let profile = UserProfile(user: user, timeZone: identifier, version: nextSequence())
         try store.saveProfile(db, profile)
-        let event = Envelope(
-            type: MessageType.profileChanged.rawValue, user: user, sentAt: now,
-            body: ProfileChangedBody(epoch: epoch, sequence: profile.version, causedBy: request.id, profile: profile))
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: profile, now: now),
-            event: (Topic.profile(user: user), profile.version, try codec.encode(event)),
+            event: try event(
+                .profileChanged, topic: Topic.profile(user: user), sequence: profile.version, of: request, now: now,
+                body: ProfileChangedBody(epoch: epoch, sequence: profile.version, causedBy: request.id, profile: profile)),
             changes: [.profile(profile)])
+    }
+
+    /// The event `request` caused, continuing its trace when it carried one.
+    private func event(
+        _ type: MessageType, topic: String, sequence: UInt64, of request: IntentsRequest, now: Date, body: some Encodable & Sendable
+    ) throws -> Event {
+        var envelope = Envelope(type: type.rawValue, user: request.user, sentAt: now, body: body)
+        let trace = request.trace?.continued()
+        envelope.trace = trace
+        return Event(topic: topic, sequence: sequence, payload: try codec.encode(envelope), trace: trace)
     }
 }

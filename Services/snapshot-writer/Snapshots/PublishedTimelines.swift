@@ -1,6 +1,14 @@
 import Foundation
 import ServiceSupport
+import W3CTraceContext
 import WidgetBusProtocol
+
+/// A timeline timeline-service published, as its file is to show it, and the trace of the change
+/// behind it (none for a refresh, or from a snapshot).
+struct PublishedTimeline: Sendable {
+    var snapshot: WidgetSnapshot
+    var trace: TraceContext?
+}
 
 /// timeline-service's published timelines as snapshot-writer follows them (``SequencedReplica``:
 /// `TimelineChanged` events, and a `TimelineSnapshotReply` at start, on a gap or on a new
@@ -10,7 +18,7 @@ import WidgetBusProtocol
 struct PublishedTimelines: ReplicaModel {
     struct Event: Sendable {
         var position: SequencePosition
-        var snapshot: WidgetSnapshot
+        var timeline: PublishedTimeline
     }
 
     struct Snapshot: Sendable {
@@ -28,10 +36,12 @@ struct PublishedTimelines: ReplicaModel {
     /// An event whose timeline cannot be read is not applied: the engine logs it, and the gap it
     /// leaves in the sequence brings a fresh snapshot.
     func decodeEvent(_ payload: Data, codec: WireCodec) -> Event? {
-        guard let body = JSONFieldScanner(payload).object("body"), let position = Self.position(in: body),
+        let envelope = JSONFieldScanner(payload)
+        guard let body = envelope.object("body"), let position = Self.position(in: body),
             let snapshot = body.object("timeline").flatMap(WidgetSnapshot.init(timelineBody:))
         else { return nil }
-        return Event(position: position, snapshot: snapshot)
+        let trace = TraceContext(traceparent: envelope.string("traceparent"), tracestate: envelope.string("tracestate"))
+        return Event(position: position, timeline: PublishedTimeline(snapshot: snapshot, trace: trace))
     }
 
     func decodeSnapshotReply(_ payload: Data, codec: WireCodec) -> (inReplyTo: String?, snapshot: Snapshot)? {
@@ -45,15 +55,15 @@ struct PublishedTimelines: ReplicaModel {
     static func position(of event: Event) -> SequencePosition { event.position }
     static func position(of snapshot: Snapshot) -> SequencePosition { snapshot.position }
 
-    mutating func apply(_ event: Event) -> [WidgetSnapshot] {
-        latest[Self.widget(of: event.snapshot)] = event.snapshot.header
-        return [event.snapshot]
+    mutating func apply(_ event: Event) -> [PublishedTimeline] {
+        latest[Self.widget(of: event.timeline.snapshot)] = event.timeline.snapshot.header
+        return [event.timeline]
     }
 
     /// Every timeline of the snapshot: which files differ is for the disk to say.
-    mutating func replace(with snapshot: Snapshot) -> [WidgetSnapshot] {
+    mutating func replace(with snapshot: Snapshot) -> [PublishedTimeline] {
         latest = Dictionary(snapshot.snapshots.map { (Self.widget(of: $0), $0.header) }) { $1 }
-        return snapshot.snapshots
+        return snapshot.snapshots.map { PublishedTimeline(snapshot: $0, trace: nil) }
     }
 
     private static func widget(of snapshot: WidgetSnapshot) -> WidgetReplicas.Widget {

@@ -19,8 +19,8 @@ final class SnapshotFiles {
     private let logger: Logger
     /// What each file reflects, as last written or read; absent when missing or unreadable.
     private var reflected: [SnapshotPath: WidgetSnapshot.Header] = [:]
-    /// The newest snapshot for each file that waits to be written.
-    private var waiting: [SnapshotPath: WidgetSnapshot] = [:]
+    /// The newest timeline for each file that waits to be written.
+    private var waiting: [SnapshotPath: PublishedTimeline] = [:]
     /// Failed writes, to try again at a date of their own.
     private var retries = RefreshSchedule<SnapshotPath>()
     private let metrics = Metrics()
@@ -50,11 +50,12 @@ final class SnapshotFiles {
         self.logger = logger
     }
 
-    /// Takes the newest snapshots and returns the files they must be written to: those not
+    /// Takes the newest timelines and returns the files they must be written to: those not
     /// showing their stamp. With `readingDisk` (after a re-sync) each file is read first, so
     /// one that was deleted, damaged or left behind while the writer was stopped is caught.
-    func take(_ snapshots: [WidgetSnapshot], readingDisk: Bool, now: Date) -> [SnapshotPath] {
-        snapshots.compactMap { snapshot in
+    func take(_ timelines: [PublishedTimeline], readingDisk: Bool, now: Date) -> [SnapshotPath] {
+        timelines.compactMap { timeline in
+            let snapshot = timeline.snapshot
             guard let path = path(user: snapshot.stamp.user, kind: snapshot.stamp.kind) else { return nil }
             if readingDisk {
                 let believed = reflected[path]
@@ -64,7 +65,10 @@ final class SnapshotFiles {
                 }
             }
             guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
-            if waiting.updateValue(snapshot, forKey: path) != nil { metrics.coalesced.increment() }
+            if let replaced = waiting.updateValue(timeline, forKey: path) {
+                metrics.coalesced.increment()
+                logger.debug("snapshot change coalesced into a later one", metadata: .traced(replaced.trace, ["widgetbus.file": "\(path)"]))
+            }
             return path
         }
     }
@@ -94,11 +98,11 @@ final class SnapshotFiles {
     /// (``AtomicFileWriter/write(_:)``). A failed write is logged and tried again after
     /// ``retryDelay``, or sooner by a new snapshot of the same file.
     func write(_ paths: [SnapshotPath], now: Date) {
-        var pending: [(path: SnapshotPath, snapshot: WidgetSnapshot, data: Data)] = []
+        var pending: [(path: SnapshotPath, timeline: PublishedTimeline, data: Data)] = []
         for path in paths {
-            guard let snapshot = waiting.removeValue(forKey: path) else { continue }
+            guard let timeline = waiting.removeValue(forKey: path) else { continue }
             do {
-                pending.append((path, snapshot, try snapshot.encoded(with: codec)))
+                pending.append((path, timeline, try timeline.snapshot.encoded(with: codec)))
             } catch {
                 logger.error("snapshot not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
             }
@@ -110,11 +114,12 @@ final class SnapshotFiles {
             if let error = failures[index] {
                 metrics.failed.increment()
                 logger.error("snapshot write failed", metadata: ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"])
-                if waiting[write.path] == nil { waiting[write.path] = write.snapshot }
+                if waiting[write.path] == nil { waiting[write.path] = write.timeline }
                 retries.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {
-                reflected[write.path] = write.snapshot.header
+                reflected[write.path] = write.timeline.snapshot.header
                 metrics.written.increment()
+                logger.debug("snapshot written", metadata: .traced(write.timeline.trace, ["widgetbus.file": "\(write.path)"]))
             }
         }
     }

@@ -54,7 +54,7 @@ public struct SnapshotWriterService: BusService {
 
     public func start(on bus: Bus) throws {
         let files = try SnapshotFiles(root: configuration.snapshotDirectory, codec: bus.codec, logger: logger)
-        var received: [WidgetSnapshot] = []
+        var received: [PublishedTimeline] = []
         let timelines = try SequencedReplica(
             PublishedTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
             snapshotEndpoint: configuration.timelinesEndpoint, pacing: Self.eventPacing, logger: logger

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import ServiceSupport
+import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -57,10 +58,13 @@ public struct TimelineService: BusService {
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
         var refreshes = RefreshSchedule<WidgetReplicas.Widget>()
         let metrics = Metrics()
-        func publish(_ widgets: [(widget: WidgetReplicas.Widget, causedBy: String?)], now: Date) throws {
+        func publish(_ widgets: [(widget: WidgetReplicas.Widget, cause: Cause?)], now: Date) throws {
             for event in try builder.timelineEvents(for: widgets, firstSequence: publisher.lastSequence + 1, now: now) {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
                 metrics.published[event.widget.kind]?.increment()
+                logger.debug(
+                    "timeline published",
+                    metadata: .traced(event.trace, ["widgetbus.topic": "\(event.topic)", "widgetbus.sequence": "\(event.sequence)"]))
                 if let validUntil = event.validUntil {
                     refreshes.schedule(event.widget, at: max(validUntil, now.addingTimeInterval(Self.minimumRefresh)))
                 }
@@ -211,19 +215,35 @@ struct TimelineResponder {
         }
     }
 
+    /// A `TimelineChanged` to publish, with the date its timeline runs out (for its refresh) and
+    /// the trace it continues.
+    struct TimelineEvent {
+        let widget: WidgetReplicas.Widget
+        let topic: String
+        let sequence: UInt64
+        let payload: Data
+        let validUntil: Date?
+        let trace: TraceContext?
+    }
+
     /// One `TimelineChanged` per widget whose state or metrics changed or whose timeline ran
     /// out; a burst of changes to the same widget is coalesced into its latest version, as a
-    /// widget needs only the newest timeline. Each with the date it runs out, for its refresh.
+    /// widget needs only the newest timeline. Each names the message behind its latest change and
+    /// continues that message's trace; a refresh has neither.
     func timelineEvents(
-        for changed: [(widget: WidgetReplicas.Widget, causedBy: String?)], firstSequence: UInt64, now: Date
-    ) throws -> [(widget: WidgetReplicas.Widget, topic: String, sequence: UInt64, payload: Data, validUntil: Date?)] {
+        for changed: [(widget: WidgetReplicas.Widget, cause: Cause?)], firstSequence: UInt64, now: Date
+    ) throws -> [TimelineEvent] {
         try changed.enumerated().map { offset, affected in
             let (widget, sequence) = (affected.widget, firstSequence + UInt64(offset))
             let timeline = replicas.timeline(kind: widget.kind, user: widget.user, now: now)
-            let envelope = Envelope(
+            var envelope = Envelope(
                 type: MessageType.timelineChanged.rawValue, user: widget.user, sentAt: now,
-                body: TimelineChangedBody(epoch: epoch, sequence: sequence, causedBy: affected.causedBy, timeline: timeline))
-            return (widget, Topic.timeline(kind: widget.kind, user: widget.user), sequence, try codec.encode(envelope), timeline.validUntil)
+                body: TimelineChangedBody(epoch: epoch, sequence: sequence, causedBy: affected.cause?.id, timeline: timeline))
+            let trace = affected.cause?.trace?.continued()
+            envelope.trace = trace
+            return TimelineEvent(
+                widget: widget, topic: Topic.timeline(kind: widget.kind, user: widget.user), sequence: sequence,
+                payload: try codec.encode(envelope), validUntil: timeline.validUntil, trace: trace)
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceSupport
+import W3CTraceContext
 import WidgetBusProtocol
 
 struct SendCommand: ParsableCommand {
@@ -30,7 +31,23 @@ struct SendCommand: ParsableCommand {
             """)
     var timeline: String?
 
+    @Option(
+        help: """
+            Continue this W3C trace (a traceparent header value, e.g. from the gateway that took the \
+            tap) instead of starting a new one.
+            """)
+    var traceparent: String?
+
+    @Flag(help: "Print one JSON object: {\"traceId\", \"traceparent\", \"reply\"} (and \"timeline\" with --timeline).")
+    var json = false
+
     @OptionGroup var options: RequestOptions
+
+    func validate() throws {
+        if let traceparent, TraceContext(traceparent: traceparent, tracestate: nil) == nil {
+            throw ValidationError("--traceparent is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>): \(traceparent)")
+        }
+    }
 
     func run() throws {
         let codec = WireCodec()
@@ -40,21 +57,38 @@ struct SendCommand: ParsableCommand {
         } catch {
             throw ValidationError("--body is not valid JSON: \(error)")
         }
+        // Every tap starts a trace (or continues the caller's): the services carry it to the file.
+        let trace = traceparent.flatMap { TraceContext(traceparent: $0, tracestate: nil) } ?? .start()
         try reportingFailures {
-            let envelope = Envelope(id: id, type: type, user: user, body: bodyValue)
+            var envelope = Envelope(id: id, type: type, user: user, body: bodyValue)
+            envelope.trace = trace
             let reply = try options.send(envelope, to: BusEndpoint.intents.resolve(in: ProcessInfo.processInfo.environment), codec: codec)
-            Console.line(String(decoding: reply, as: UTF8.self))
-            if case .failure(let error) = try ReplyDecoding.decode(reply, as: JSONValue.self, codec: codec) {
+            let decoded = try ReplyDecoding.decode(reply, as: JSONValue.self, codec: codec)
+            var printed = SentIntent(traceId: "\(trace.traceID)", traceparent: trace.traceParentHeaderValue, reply: try codec.decode(JSONValue.self, from: reply))
+            if !json { Console.line(String(decoding: reply, as: UTF8.self)) }
+            if case .failure(let error) = decoded {
+                if json { Console.line(String(decoding: try codec.encode(printed), as: UTF8.self)) }
                 throw RequestFailure.errorReply(error)
             }
             if let timeline {
                 // A reply without a version (AppForeground's) changed nothing a timeline shows.
                 let version = JSONFieldScanner(reply).object("body")?.unsignedInteger("version")
                 let timelineReply = try options.requestTimeline(of: timeline, user: user, minimumVersion: version, codec: codec)
-                try printBody(of: timelineReply, as: JSONValue.self, codec: codec)
+                let body = try printBody(of: timelineReply, as: JSONValue.self, codec: codec, printing: !json)
+                printed.timeline = body
             }
+            if json { Console.line(String(decoding: try codec.encode(printed), as: UTF8.self)) }
         }
     }
+}
+
+/// What `send --json` prints: the trace the intent started (or continued), its reply, and the
+/// timeline asked for with `--timeline`.
+private struct SentIntent: Encodable {
+    var traceId: String
+    var traceparent: String
+    var reply: JSONValue
+    var timeline: JSONValue?
 }
 
 extension MessageType {

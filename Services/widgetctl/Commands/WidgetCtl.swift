@@ -73,12 +73,13 @@ extension RequestOptions {
     }
 }
 
-/// Prints the body of `reply` as one JSON line and returns it; an error reply becomes exit status 1.
+/// Prints the body of `reply` as one JSON line (unless `printing` is false) and returns it; an
+/// error reply becomes exit status 1.
 @discardableResult
-func printBody<Body: Codable & Sendable>(of reply: Data, as type: Body.Type, codec: WireCodec) throws -> Body {
+func printBody<Body: Codable & Sendable>(of reply: Data, as type: Body.Type, codec: WireCodec, printing: Bool = true) throws -> Body {
     switch try ReplyDecoding.decode(reply, as: type, codec: codec) {
     case .success(let envelope):
-        Console.line(String(decoding: try codec.encode(envelope.body), as: UTF8.self))
+        if printing { Console.line(String(decoding: try codec.encode(envelope.body), as: UTF8.self)) }
         return envelope.body
     case .failure(let error):
         throw RequestFailure.errorReply(error)

@@ -11,7 +11,7 @@ public final class MetricsReplica {
     /// An aggregate that changed, and the pushed message behind it when known (nil: from a snapshot).
     public struct Change: Sendable {
         public let record: MetricsRecord
-        public let causedBy: String?
+        public let cause: Cause?
 
         public var user: String { record.user }
     }
@@ -24,21 +24,21 @@ public final class MetricsReplica {
 
         public static var topicPrefix: String { Topic.metricsPrefix }
 
-        public func decodeEvent(_ payload: Data, codec: WireCodec) -> MetricsChangedBody? {
-            try? codec.decode(Envelope<MetricsChangedBody>.self, from: payload).body
+        public func decodeEvent(_ payload: Data, codec: WireCodec) -> Envelope<MetricsChangedBody>? {
+            try? codec.decode(Envelope<MetricsChangedBody>.self, from: payload)
         }
 
-        public static func position(of event: MetricsChangedBody) -> SequencePosition {
-            SequencePosition(epoch: event.epoch, sequence: event.sequence)
+        public static func position(of event: Envelope<MetricsChangedBody>) -> SequencePosition {
+            SequencePosition(epoch: event.body.epoch, sequence: event.body.sequence)
         }
 
         public static func position(of snapshot: MetricsSnapshotBody) -> SequencePosition {
             SequencePosition(epoch: snapshot.epoch, sequence: snapshot.sequence)
         }
 
-        public mutating func apply(_ event: MetricsChangedBody) -> [Change] {
-            records[event.user] = event.record
-            return [Change(record: event.record, causedBy: event.causedBy)]
+        public mutating func apply(_ event: Envelope<MetricsChangedBody>) -> [Change] {
+            records[event.body.user] = event.body.record
+            return [Change(record: event.body.record, cause: Cause(id: event.body.causedBy, trace: event.trace))]
         }
 
         public mutating func replace(with snapshot: MetricsSnapshotBody) -> [Change] {
@@ -47,7 +47,7 @@ public final class MetricsReplica {
             return snapshot.aggregates.compactMap { record in
                 guard records[record.user] != record else { return nil }
                 records[record.user] = record
-                return Change(record: record, causedBy: nil)
+                return Change(record: record, cause: nil)
             }
         }
     }

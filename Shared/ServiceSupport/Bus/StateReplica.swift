@@ -18,11 +18,12 @@ public final class StateReplica {
         }
     }
 
-    /// Something that changed in the replica, and the request behind it when known.
+    /// Something that changed in the replica, and the request behind it when known (nil: from a
+    /// snapshot).
     public enum Change: Sendable {
-        case state(StateRecord, causedBy: String?)
+        case state(StateRecord, cause: Cause?)
         /// A profile change affects every state of its user (their local days and hours).
-        case profile(UserProfile, causedBy: String?)
+        case profile(UserProfile, cause: Cause?)
 
         public var user: String {
             switch self {
@@ -31,9 +32,9 @@ public final class StateReplica {
             }
         }
 
-        public var causedBy: String? {
+        public var cause: Cause? {
             switch self {
-            case .state(_, let causedBy), .profile(_, let causedBy): causedBy
+            case .state(_, let cause), .profile(_, let cause): cause
             }
         }
     }
@@ -45,8 +46,8 @@ public final class StateReplica {
         /// An event of the owner's sequence: state and profile changes share it with events the
         /// replica does not hold (such as `AppForegrounded`), which only advance the sequence.
         public enum Event: Sendable {
-            case state(StateChangedBody)
-            case profile(ProfileChangedBody)
+            case state(Envelope<StateChangedBody>)
+            case profile(Envelope<ProfileChangedBody>)
             case other(SequencePosition)
         }
 
@@ -69,9 +70,9 @@ public final class StateReplica {
             let envelope = JSONFieldScanner(payload)
             switch envelope.string("type") {
             case MessageType.stateChanged.rawValue where holdsStates:
-                return (try? codec.decode(Envelope<StateChangedBody>.self, from: payload)).map { .state($0.body) }
+                return (try? codec.decode(Envelope<StateChangedBody>.self, from: payload)).map { .state($0) }
             case MessageType.profileChanged.rawValue:
-                return (try? codec.decode(Envelope<ProfileChangedBody>.self, from: payload)).map { .profile($0.body) }
+                return (try? codec.decode(Envelope<ProfileChangedBody>.self, from: payload)).map { .profile($0) }
             default:
                 guard let body = envelope.object("body"), let epoch = body.string("epoch"),
                     let sequence = body.unsignedInteger("sequence")
@@ -82,8 +83,8 @@ public final class StateReplica {
 
         public static func position(of event: Event) -> SequencePosition {
             switch event {
-            case .state(let body): SequencePosition(epoch: body.epoch, sequence: body.sequence)
-            case .profile(let body): SequencePosition(epoch: body.epoch, sequence: body.sequence)
+            case .state(let event): SequencePosition(epoch: event.body.epoch, sequence: event.body.sequence)
+            case .profile(let event): SequencePosition(epoch: event.body.epoch, sequence: event.body.sequence)
             case .other(let position): position
             }
         }
@@ -94,12 +95,13 @@ public final class StateReplica {
 
         public mutating func apply(_ event: Event) -> [Change] {
             switch event {
-            case .state(let body):
-                states[Key(user: body.record.user, app: body.record.app)] = body.record
-                return [.state(body.record, causedBy: body.causedBy)]
-            case .profile(let body):
-                profiles[body.profile.user] = body.profile
-                return [.profile(body.profile, causedBy: body.causedBy)]
+            case .state(let event):
+                let record = event.body.record
+                states[Key(user: record.user, app: record.app)] = record
+                return [.state(record, cause: Cause(id: event.body.causedBy, trace: event.trace))]
+            case .profile(let event):
+                profiles[event.body.profile.user] = event.body.profile
+                return [.profile(event.body.profile, cause: Cause(id: event.body.causedBy, trace: event.trace))]
             case .other:
                 return []
             }
@@ -113,13 +115,13 @@ public final class StateReplica {
             var changes: [Change] = []
             for profile in snapshot.profiles where profiles[profile.user] != profile {
                 profiles[profile.user] = profile
-                changes.append(.profile(profile, causedBy: nil))
+                changes.append(.profile(profile, cause: nil))
             }
             for record in snapshot.states {
                 let key = Key(user: record.user, app: record.app)
                 if states[key] != record {
                     states[key] = record
-                    changes.append(.state(record, causedBy: nil))
+                    changes.append(.state(record, cause: nil))
                 }
             }
             return changes

@@ -63,7 +63,7 @@ public final class WidgetReplicas {
     /// the message behind its latest change: a burst of changes to one widget collapses into its
     /// newest version. Only ready kinds are reported; a kind that became ready reports every
     /// widget it has.
-    public func takeChanges() -> [(widget: Widget, causedBy: String?)] {
+    public func takeChanges() -> [(widget: Widget, cause: Cause?)] {
         let ready = Set(WidgetKind.allCases.filter(isReady))
         let newlyReady = ready.subtracting(readyKinds)
         readyKinds = ready
@@ -109,24 +109,24 @@ public final class WidgetReplicas {
     func widgets(
         affectedBy stateChanges: [StateReplica.Change], _ metricsChanges: [MetricsReplica.Change],
         newlyReady: Set<WidgetKind> = []
-    ) -> [(widget: Widget, causedBy: String?)] {
-        var causes: [Widget: String?] = [:]
+    ) -> [(widget: Widget, cause: Cause?)] {
+        var causes: [Widget: Cause?] = [:]
         var order: [Widget] = []
-        func touch(_ widgets: [Widget], _ cause: String?) {
+        func touch(_ widgets: [Widget], _ cause: Cause?) {
             for widget in widgets where isReady(widget.kind) {
                 if causes.updateValue(cause, forKey: widget) == nil { order.append(widget) }
             }
         }
         for change in stateChanges {
             switch change {
-            case .state(let record, let causedBy):
-                touch(Self.widgets(user: record.user, app: record.app), causedBy)
-            case .profile(let profile, let causedBy):
-                touch(allWidgets(of: profile.user), causedBy)
+            case .state(let record, let cause):
+                touch(Self.widgets(user: record.user, app: record.app), cause)
+            case .profile(let profile, let cause):
+                touch(allWidgets(of: profile.user), cause)
             }
         }
         for change in metricsChanges {
-            touch(Self.metricsWidgets(user: change.user), change.causedBy)
+            touch(Self.metricsWidgets(user: change.user), change.cause)
         }
         if !newlyReady.isEmpty {
             touch(allWidgets.filter { newlyReady.contains($0.kind) && causes[$0] == nil }, nil)

@@ -51,7 +51,8 @@ final class RequestMetrics {
     /// off the socket to its reply, for the requests answered in the same turn.
     let latency: Timer
     /// `widgetbus_bus_requests_total{endpoint,type}`, made as each type is first seen.
-    private var byType: [String: Counter] = [:]
+    private var byType: [MessageType: Counter] = [:]
+    private lazy var undecodable = Counter(MetricCatalog.busRequests, ["endpoint": endpoint, "type": "undecodable"])
 
     init(endpoint: String) {
         self.endpoint = endpoint
@@ -62,14 +63,11 @@ final class RequestMetrics {
     /// Counts a request of `type`; "undecodable" for one that did not decode. Only the types of
     /// the protocol are labels: anything else a client sends is undecodable.
     func received(_ type: MessageType?) {
-        let label = type?.rawValue ?? "undecodable"
-        if let counter = byType[label] {
-            counter.increment()
-        } else {
-            let counter = Counter(MetricCatalog.busRequests, ["endpoint": endpoint, "type": label])
-            byType[label] = counter
-            counter.increment()
-        }
+        guard let type else { return undecodable.increment() }
+        if let counter = byType[type] { return counter.increment() }
+        let counter = Counter(MetricCatalog.busRequests, ["endpoint": endpoint, "type": type.rawValue])
+        byType[type] = counter
+        counter.increment()
     }
 }
 
