@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev, found through pkg-config.
@@ -64,6 +65,8 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             path: "Shared/ServiceSupport"
         ),
@@ -108,6 +111,7 @@ let package = Package(
             dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Services/snapshot-writer/Snapshots"
         ),
@@ -166,7 +170,13 @@ let package = Package(
             name: "WidgetBusProtocolTests",
             dependencies: ["WidgetBusProtocol", .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")]),
         // What several test targets share (a clock set by hand); never linked into a product.
-        .target(name: "WidgetBusTestSupport", dependencies: ["ServiceSupport", "ZeroMQ"], path: "Tests/Support"),
+        .target(
+            name: "WidgetBusTestSupport",
+            dependencies: [
+                "ServiceSupport", "ZeroMQ", .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Tests/Support"),
         .testTarget(
             name: "ServiceSupportTests",
             dependencies: [
@@ -176,7 +186,10 @@ let package = Package(
         // Each service's logic in-process: no process, no port.
         .testTarget(
             name: "IntentHandlingTests",
-            dependencies: ["IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport"]),
+            dependencies: [
+                "IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            ]),
         .testTarget(
             name: "SnapshotsTests",
             dependencies: [
@@ -187,7 +200,7 @@ let package = Package(
             name: "TimelinesTests",
             dependencies: [
                 "Timelines", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ]),
         .testTarget(
             name: "SyncAgentUnitTests",

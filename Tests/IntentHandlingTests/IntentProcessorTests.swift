@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import W3CTraceContext
 import WidgetBusProtocol
 import WidgetBusTestSupport
 import WidgetDomain
@@ -72,6 +73,27 @@ import WidgetDomain
         #expect(changed.body.causedBy == "first" && changed.body.epoch == "00000000000000e5")
         #expect(changed.body.record == reply.body.record, "the reply and the event carry the same state")
         #expect(harness.processor.lastSequence == 1)
+    }
+
+    @Test("a traced intent runs in a span of its trace, and its event carries the trace on with a span id of its own")
+    func aTracedIntentContinuesItsTrace() throws {
+        let harness = try Harness()
+        let trace = TraceContext.start()
+        _ = TestTracer.shared
+        var payload = String(decoding: Harness.payload("RecordTensionIntent", id: "traced", body: #"{"level":7}"#), as: UTF8.self)
+        payload = payload.replacingOccurrences(of: #""body":"#, with: #""traceparent":"\#(trace.traceParentHeaderValue)","body":"#)
+        let outcome = harness.process(Data(payload.utf8))
+
+        let event = try #require(outcome.event)
+        let published = try harness.codec.decode(Envelope<StateChangedBody>.self, from: event.payload)
+        let carried = try #require(published.trace)
+        #expect(carried.traceID == trace.traceID && carried.spanID != trace.spanID && carried.flags == trace.flags)
+        #expect(event.trace == carried)
+        let spans = TestTracer.finishedSpans(inTrace: "\(trace.traceID)")
+        #expect(spans.map(\.operationName) == ["RecordTensionIntent"] && spans.first?.kind == .server)
+
+        let untraced = harness.process(Harness.payload("RecordTensionIntent", id: "untraced", body: #"{"level":3}"#))
+        #expect(try harness.codec.decode(Envelope<StateChangedBody>.self, from: try #require(untraced.event).payload).traceparent == nil)
     }
 
     @Test func aRetriedRequestGetsTheSameBytesAndChangesNothing() throws {

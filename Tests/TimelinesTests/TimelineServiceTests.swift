@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import W3CTraceContext
 import WidgetBusProtocol
 import WidgetBusTestSupport
 import WidgetDomain
@@ -185,15 +186,18 @@ import ZeroMQ
         let refreshedAt = try #require(refreshed.object("timeline")?.string("generatedAt").flatMap(WireDate.parse))
         #expect(refreshedAt >= validUntil)
 
-        // A state event is published with the request behind it.
+        // A state event is published with the request behind it, in the request's trace: the
+        // timeline names the request, and is built in a span of that trace.
         let changed = StateChangedBody(
             epoch: "00000000000000b1", sequence: 5, causedBy: "intent-5", record: Self.tension("ann", version: 5))
-        try harness.statePublisher.send([
-            Data(Topic.state(app: .tensionCheck, user: "ann").utf8),
-            try harness.codec.encode(Envelope(type: MessageType.stateChanged.rawValue, user: "ann", body: changed)),
-        ])
+        var event = Envelope(type: MessageType.stateChanged.rawValue, user: "ann", body: changed)
+        event.trace = TraceContext.start()
+        _ = TestTracer.shared
+        try harness.statePublisher.send([Data(Topic.state(app: .tensionCheck, user: "ann").utf8), try harness.codec.encode(event)])
         let next = try #require(try harness.nextTimeline())
         #expect(next.string("causedBy") == "intent-5" && next.object("timeline")?.unsignedInteger("stateVersion") == 5)
+        let traceID = try #require(event.trace?.traceID)
+        #expect(TestTracer.finishedSpans(inTrace: "\(traceID)").map(\.operationName) == ["build timeline"])
     }
 
     @Test func aTimelineAskedAtAVersionWaitsUntilTheReplicaHasItOrAnswersUnavailableAfterTheWait() throws {

@@ -129,13 +129,13 @@ final class IntentProcessor {
         case .ping:
             return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
         case .intent(let intent):
-            return try once(request, db) { now in try apply(intent, of: request, db: db, now: now) }
+            return try once(request, db) { now, trace in try apply(intent, of: request, db: db, now: now, trace: trace) }
         case .setTimeZone(let identifier):
-            return try once(request, db) { now in try setTimeZone(identifier, of: request, db: db, now: now) }
+            return try once(request, db) { now, trace in try setTimeZone(identifier, of: request, db: db, now: now, trace: trace) }
         case .appForeground:
-            return try once(request, db) { now in try appForeground(of: request, db: db, now: now) }
+            return try once(request, db) { now, trace in try appForeground(of: request, db: db, now: now, trace: trace) }
         case .acknowledgeRecords(let acknowledgements):
-            return try once(request, db) { now in
+            return try once(request, db) { now, _ in
                 let cleared = try store.acknowledge(db, user: request.user!, acknowledgements)
                 let body = AcknowledgeReplyBody(user: request.user!, cleared: cleared, kept: acknowledgements.count - cleared)
                 return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .acknowledgeReply, body: body, now: now))
@@ -171,8 +171,10 @@ final class IntentProcessor {
 
     /// Runs `change` exactly once per request id, in a savepoint with the reply it produces: a
     /// request id seen before (in an earlier burst or earlier in this one) gets its stored reply
-    /// back and changes nothing, and a change that throws leaves nothing behind.
-    private func once(_ request: IntentsRequest, _ db: Database, _ change: (Date) throws -> Outcome) throws -> Outcome {
+    /// back and changes nothing, and a change that throws leaves nothing behind. The change runs
+    /// in a span named for the request's type, continuing its trace (``MessageSpan``); `change`
+    /// gets the trace its event continues.
+    private func once(_ request: IntentsRequest, _ db: Database, _ change: (Date, TraceContext?) throws -> Outcome) throws -> Outcome {
         let user = request.user!
         let now = clock.now
         if let handled = try store.handledRequest(db, id: request.id) {
@@ -186,10 +188,12 @@ final class IntentProcessor {
         let sequenceBefore = sequence
         let outcome: Outcome
         do {
-            outcome = try db.inCachedSavepoint {
-                let outcome = try change(now)
-                try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
-                return outcome
+            outcome = try MessageSpan.run(request.type.rawValue, continuing: request.trace, ofKind: .server) { trace in
+                try db.inCachedSavepoint {
+                    let outcome = try change(now, trace)
+                    try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
+                    return outcome
+                }
             }
         } catch {
             sequence = sequenceBefore
@@ -235,7 +239,7 @@ final class IntentProcessor {
         return sequence
     }
 
-    private func apply(_ intent: WidgetIntent, of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
+    private func apply(_ intent: WidgetIntent, of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?) throws -> Outcome {
         let user = request.user!
         let current = try state(user: user, app: intent.app, db: db)
             ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app))
@@ -265,25 +269,25 @@ final class IntentProcessor {
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .stateReply, body: body, now: now),
             event: try event(
-                .stateChanged, topic: Topic.state(app: intent.app, user: user), sequence: sequence, of: request, now: now,
+                .stateChanged, topic: Topic.state(app: intent.app, user: user), sequence: sequence, of: request, now: now, trace: trace,
                 body: StateChangedBody(epoch: epoch, sequence: sequence, causedBy: request.id, record: record)),
             changes: [.state(record)])
     }
 
     /// Publishes `AppForegrounded` (what starts a sync of the user's records) and answers with
     /// the records waiting for that sync.
-    private func appForeground(of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
+    private func appForeground(of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?) throws -> Outcome {
         let user = request.user!
         let sequence = nextSequence()
         let pending = PendingRecordsBody(user: user, records: try store.pendingRecords(db, user: user))
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: pending, now: now),
             event: try event(
-                .appForegrounded, topic: Topic.appForegrounded(user: user), sequence: sequence, of: request, now: now,
+                .appForegrounded, topic: Topic.appForegrounded(user: user), sequence: sequence, of: request, now: now, trace: trace,
                 body: AppForegroundedBody(epoch: epoch, sequence: sequence, causedBy: request.id, user: user)))
     }
 
-    private func setTimeZone(_ identifier: String, of request: IntentsRequest, db: Database, now: Date) throws -> Outcome {
+    private func setTimeZone(_ identifier: String, of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?) throws -> Outcome {
         let user = request.user!
         guard UserTimeZone.zone(named: identifier) != nil else {
             return Outcome(reply: codec.errorReply(
@@ -298,17 +302,17 @@ final class IntentProcessor {
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: profile, now: now),
             event: try event(
-                .profileChanged, topic: Topic.profile(user: user), sequence: profile.version, of: request, now: now,
+                .profileChanged, topic: Topic.profile(user: user), sequence: profile.version, of: request, now: now, trace: trace,
                 body: ProfileChangedBody(epoch: epoch, sequence: profile.version, causedBy: request.id, profile: profile)),
             changes: [.profile(profile)])
     }
 
-    /// The event `request` caused, continuing its trace when it carried one.
+    /// The event `request` caused, in `trace`: the request's, continued by its span.
     private func event(
-        _ type: MessageType, topic: String, sequence: UInt64, of request: IntentsRequest, now: Date, body: some Encodable & Sendable
+        _ type: MessageType, topic: String, sequence: UInt64, of request: IntentsRequest, now: Date, trace: TraceContext?,
+        body: some Encodable & Sendable
     ) throws -> Event {
         var envelope = Envelope(type: type.rawValue, user: request.user, sentAt: now, body: body)
-        let trace = request.trace?.continued()
         envelope.trace = trace
         return Event(topic: topic, sequence: sequence, payload: try codec.encode(envelope), trace: trace)
     }

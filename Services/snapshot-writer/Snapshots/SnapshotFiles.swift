@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import ServiceSupport
+import Tracing
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -109,9 +110,13 @@ final class SnapshotFiles {
         }
         guard !pending.isEmpty else { return }
         metrics.batch.record(pending.count)
+        // One span per file, each lasting the batch's write: the files share its barriers.
+        let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.timeline.trace) }
         let failures = writer.write(pending.map { ($0.data, $0.path.file) })
         for (index, write) in pending.enumerated() {
+            defer { spans[index].end() }
             if let error = failures[index] {
+                spans[index].recordError(error)
                 metrics.failed.increment()
                 logger.error("snapshot write failed", metadata: ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"])
                 if waiting[write.path] == nil { waiting[write.path] = write.timeline }

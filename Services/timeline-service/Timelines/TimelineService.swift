@@ -234,16 +234,17 @@ struct TimelineResponder {
         for changed: [(widget: WidgetReplicas.Widget, cause: Cause?)], firstSequence: UInt64, now: Date
     ) throws -> [TimelineEvent] {
         try changed.enumerated().map { offset, affected in
-            let (widget, sequence) = (affected.widget, firstSequence + UInt64(offset))
-            let timeline = replicas.timeline(kind: widget.kind, user: widget.user, now: now)
-            var envelope = Envelope(
-                type: MessageType.timelineChanged.rawValue, user: widget.user, sentAt: now,
-                body: TimelineChangedBody(epoch: epoch, sequence: sequence, causedBy: affected.cause?.id, timeline: timeline))
-            let trace = affected.cause?.trace?.continued()
-            envelope.trace = trace
-            return TimelineEvent(
-                widget: widget, topic: Topic.timeline(kind: widget.kind, user: widget.user), sequence: sequence,
-                payload: try codec.encode(envelope), validUntil: timeline.validUntil, trace: trace)
+            try MessageSpan.run("build timeline", continuing: affected.cause?.trace) { trace in
+                let (widget, sequence) = (affected.widget, firstSequence + UInt64(offset))
+                let timeline = replicas.timeline(kind: widget.kind, user: widget.user, now: now)
+                var envelope = Envelope(
+                    type: MessageType.timelineChanged.rawValue, user: widget.user, sentAt: now,
+                    body: TimelineChangedBody(epoch: epoch, sequence: sequence, causedBy: affected.cause?.id, timeline: timeline))
+                envelope.trace = trace
+                return TimelineEvent(
+                    widget: widget, topic: Topic.timeline(kind: widget.kind, user: widget.user), sequence: sequence,
+                    payload: try codec.encode(envelope), validUntil: timeline.validUntil, trace: trace)
+            }
         }
     }
 }

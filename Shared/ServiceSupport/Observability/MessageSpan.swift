@@ -1,0 +1,68 @@
+import Instrumentation
+import Tracing
+import W3CTraceContext
+
+/// The spans of a service's work on a message, through swift-distributed-tracing: whatever
+/// tracer the process bootstrapped receives them — none by default, where a span costs a call
+/// that does nothing.
+///
+/// A span continues the trace the message carried (its W3C context handed to the tracer as the
+/// headers of a remote parent), and names its trace id in the `widgetbus.trace_id` attribute. The
+/// messages the work sends continue the trace from the span: with its own context when a tracer
+/// put one there (its W3C `traceparent`), else with the incoming trace and a span id of this
+/// hop's own (``TraceContext/continued()``), so the trace goes on with or without a tracer.
+public enum MessageSpan {
+    /// Runs `body` in a span named `name` continuing `trace`; `body` gets the trace the messages
+    /// it sends carry.
+    public static func run<Result>(
+        _ name: String, continuing trace: TraceContext?, ofKind kind: SpanKind = .internal, _ body: (TraceContext?) throws -> Result
+    ) rethrows -> Result {
+        try withSpan(name, context: context(continuing: trace), ofKind: kind) { span in
+            if let trace { span.attributes["widgetbus.trace_id"] = "\(trace.traceID)" }
+            return try body(outgoing(from: span.context, continuing: trace))
+        }
+    }
+
+    /// Starts a span named `name` continuing `trace`, for work whose end the caller marks
+    /// (`end()`): one of several done together, such as a file of a batch written at once.
+    public static func start(_ name: String, continuing trace: TraceContext?) -> any Span {
+        let span = startSpan(name, context: context(continuing: trace))
+        if let trace { span.attributes["widgetbus.trace_id"] = "\(trace.traceID)" }
+        return span
+    }
+
+    /// The context of a remote parent: `trace` as the W3C headers a tracer reads.
+    private static func context(continuing trace: TraceContext?) -> InstrumentationContext {
+        var context = InstrumentationContext.topLevel
+        if let trace {
+            InstrumentationSystem.instrument.extract(W3CHeaders(trace), into: &context, using: W3CHeaders.Reader())
+        }
+        return context
+    }
+
+    private static func outgoing(from context: InstrumentationContext, continuing trace: TraceContext?) -> TraceContext? {
+        var headers = W3CHeaders()
+        InstrumentationSystem.instrument.inject(context, into: &headers, using: W3CHeaders.Writer())
+        return TraceContext(traceparent: headers.values["traceparent"], tracestate: headers.values["tracestate"]) ?? trace?.continued()
+    }
+}
+
+/// A message's trace as the two W3C headers, the carrier a tracer extracts from and injects into.
+struct W3CHeaders: Sendable {
+    var values: [String: String] = [:]
+
+    init() {}
+
+    init(_ trace: TraceContext) {
+        values["traceparent"] = trace.traceParentHeaderValue
+        values["tracestate"] = trace.traceStateHeaderValue
+    }
+
+    struct Reader: Extractor {
+        func extract(key: String, from carrier: W3CHeaders) -> String? { carrier.values[key] }
+    }
+
+    struct Writer: Injector {
+        func inject(_ value: String, forKey key: String, into carrier: inout W3CHeaders) { carrier.values[key] = value }
+    }
+}
