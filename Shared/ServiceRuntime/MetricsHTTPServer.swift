@@ -35,7 +35,7 @@ public struct MetricsHTTPServer: Service {
                     }
                 }
                 .bind(host: address.host, port: address.port).get()
-            // The address bound, port 0 resolved: the local runner reads it from this line.
+            // The address bound, with port 0 resolved to the one the system gave.
             let bound = channel.localAddress.flatMap { bound in bound.port.map { "\(bound.ipAddress ?? address.host):\($0)" } }
             logger.info("serving metrics", metadata: ["widgetbus.http": "\(bound ?? address.description)"])
             // Until the group shuts down: the last of its services to stop (it is listed first).

@@ -7,25 +7,27 @@ import ServiceSupport
 /// SIGTERM (`docker stop`, the local runner) or SIGINT (Ctrl-C), the last listed first, so a
 /// client listed before the service that uses it (sync-agent's PostgreSQL client) outlives it.
 ///
-/// With `WIDGETBUS_HTTP_LISTEN` set, the process reports its metrics to Prometheus first
-/// (``PrometheusMetrics``) and serves them over HTTP (``MetricsHTTPServer``), listed first so it
-/// answers scrapes until the services have stopped; unset, metrics go nowhere and cost nothing
-/// beyond a call that does nothing.
+/// With `WIDGETBUS_HTTP_LISTEN` set, the process reports its metrics to Prometheus
+/// (``PrometheusMetrics``), bootstrapped before `makeServices` makes anything that could make a
+/// metric, and serves them over HTTP (``MetricsHTTPServer``), listed first so it answers scrapes
+/// until the services have stopped; unset, metrics go nowhere and cost nothing beyond a call that
+/// does nothing.
 public enum ServiceMain {
     public static func run(
-        _ services: [any Service], logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment
+        logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment,
+        _ makeServices: () throws -> [any Service]
     ) async throws {
-        var services = services
+        var services: [any Service] = []
         if let listen = try HTTPListenAddress(environment: environment) {
-            let registry = PrometheusMetrics.bootstrap()
-            services.insert(MetricsHTTPServer(address: listen, registry: registry, logger: logger), at: 0)
+            services.append(MetricsHTTPServer(address: listen, registry: PrometheusMetrics.bootstrap(), logger: logger))
         }
+        services += try makeServices()
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 
-    /// The settings ``run(_:logger:environment:)`` reads, for each service's `--help`.
+    /// The settings ``run(logger:environment:_:)`` reads, for each service's `--help`.
     public static let settings = [HTTPListenAddress.setting]
 }

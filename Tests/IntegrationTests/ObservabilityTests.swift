@@ -12,9 +12,7 @@ import WidgetDomain
     static func startEverything(_ bus: BusFixture) throws -> [BusFixture.Service: String] {
         var urls: [BusFixture.Service: String] = [:]
         for service in [BusFixture.Service.intentHandler, .metricsIngest, .timelineService, .snapshotWriter, .syncAgent] {
-            let port = try freeLoopbackPort()
-            try bus.start(service, extraEnvironment: ["WIDGETBUS_HTTP_LISTEN": "127.0.0.1:\(port)"])
-            urls[service] = "http://127.0.0.1:\(port)/metrics"
+            urls[service] = try bus.startServingMetrics(service)
         }
         return urls
     }
@@ -92,8 +90,7 @@ import WidgetDomain
     @Test("/healthz answers ok, another path 404, another method 405; no user id is ever a label")
     func pathsAndLabels() throws {
         let bus = try BusFixture()
-        let port = try freeLoopbackPort()
-        try bus.start(.intentHandler, extraEnvironment: ["WIDGETBUS_HTTP_LISTEN": "127.0.0.1:\(port)"])
+        let port = try #require(URL(string: try bus.startServingMetrics(.intentHandler))?.port)
         _ = try bus.send(.recordTension, user: "label-canary", body: #"{"level":3}"#)
         #expect(try bus.sendExpectingError(.recordTension, user: "label-canary", body: "[]").code == .invalidField)
 
@@ -118,9 +115,7 @@ import WidgetDomain
         try #require(pending > 0, "a tension check leaves a record to sync")
         #expect(bus.stop(.intentHandler) == 0)
 
-        let port = try freeLoopbackPort()
-        try bus.start(.intentHandler, extraEnvironment: ["WIDGETBUS_HTTP_LISTEN": "127.0.0.1:\(port)"])
-        let metrics = try PrometheusText.scrape("http://127.0.0.1:\(port)/metrics")
+        let metrics = try PrometheusText.scrape(try bus.startServingMetrics(.intentHandler))
         #expect(metrics.value("widgetbus_sync_backlog_records") == Double(3 * pending))
         let age = try #require(metrics.value("widgetbus_sync_backlog_oldest_age_seconds"))
         #expect(age > 0 && age <= Date().timeIntervalSince(sent) + 1, "the oldest waited \(age) s")

@@ -112,17 +112,14 @@ struct SnapshotWriterTests {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
         try bus.start(.timelineService)
-        let metricsPort = try freeLoopbackPort()
-        try bus.start(
-            .snapshotWriter,
-            extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "400", "WIDGETBUS_HTTP_LISTEN": "127.0.0.1:\(metricsPort)"])
+        let metricsURL = try bus.startServingMetrics(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "400"])
         usleep(300_000)  // the subscription reaches the publisher
         let burst = try IntentBurst(endpoint: bus.endpoint(.intents), users: ["cora"], count: 300)
         try bus.waitUntil("the burst is answered", timeout: 30) { burst.isFinished }
         let final = try #require(try burst.finalStates()["cora"])
         _ = try bus.tensionSnapshot(user: "cora", version: final.version)
 
-        let metrics = try PrometheusText.scrape("http://127.0.0.1:\(metricsPort)/metrics")
+        let metrics = try PrometheusText.scrape(metricsURL)
         let written = try #require(metrics.value("widgetbus_snapshot_files_written_total"))
         #expect(written >= 1)
         #expect(written <= 15, "300 intents on one file cost \(written) writes with a 400 ms coalescing delay")

@@ -47,9 +47,11 @@ import WidgetDomain
         try bus.start(.timelineService)
         let watch = try ServiceProcess(
             name: "watch", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
-            environment: bus.environment, logDirectory: bus.root, arguments: ["watch", "--count", "2", "--seconds", "10"])
-        defer { _ = watch.terminate() }
-        usleep(500_000)  // the watch's subscriptions reach the publishers
+            environment: bus.environment, logDirectory: bus.root, arguments: ["watch", "--heartbeats", "--seconds", "30"])
+        defer { watch.kill9() }
+        try bus.waitUntil("the watch hears both publishers", timeout: 10) {
+            watch.output.contains(#""publisher":"intent-handler""#) && watch.output.contains(#""publisher":"timeline-service""#)
+        }
         let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         let sent = try bus.widgetctl(
             "send", "RecordTensionIntent", "--user", "hop", "--body", #"{"level":5}"#, "--traceparent", traceparent, "--json")

@@ -21,7 +21,6 @@ public struct IntentHandlerCommand: AsyncParsableCommand {
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "intent-handler")
         let configuration = try IntentHandlerService.Configuration(environment: ProcessInfo.processInfo.environment)
-        let service = IntentHandlerService(configuration: configuration, logger: logger)
-        try await ServiceMain.run([service], logger: logger)
+        try await ServiceMain.run(logger: logger) { [IntentHandlerService(configuration: configuration, logger: logger)] }
     }
 }

@@ -45,9 +45,13 @@ final class WidgetStateStore {
                     """)
         }
         // When a record became pending (kept while later changes replace it), for the age of
-        // the sync backlog; rows pending before this migration have none.
+        // the sync backlog; a row pending before this migration gets its date at its next change.
         migrator.registerMigration("v2") { db in
-            try db.execute(sql: "ALTER TABLE pending_record ADD COLUMN pending_since REAL")
+            try db.execute(
+                sql: """
+                    ALTER TABLE pending_record ADD COLUMN pending_since REAL;
+                    CREATE INDEX pending_record_age ON pending_record (pending_since);
+                    """)
         }
         return migrator
     }
@@ -100,7 +104,8 @@ final class WidgetStateStore {
         try db.cachedStatement(
             sql: """
                 INSERT INTO pending_record (user, collection, id, revision, record, pending_since) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (user, collection, id) DO UPDATE SET revision = excluded.revision, record = excluded.record
+                ON CONFLICT (user, collection, id) DO UPDATE SET revision = excluded.revision, record = excluded.record,
+                    pending_since = coalesce(pending_record.pending_since, excluded.pending_since)
                 """
         ).execute(arguments: [user, record.collection, record.id, revision, try codec.encode(record), date.timeIntervalSince1970])
     }

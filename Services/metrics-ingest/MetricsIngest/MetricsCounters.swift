@@ -18,23 +18,21 @@ struct MetricsCounters: Equatable {
         values.merge(other.values, uniquingKeysWith: +)
     }
 
-    /// Adds these counts to `widgetbus_metric_samples_total{result}` (`accepted`, `duplicate`, or
-    /// the rejection reason) and `widgetbus_metric_messages_refused_total{code}`; `counters`
-    /// keeps the handles by counter name.
-    func export(to counters: inout [String: Counter]) {
+    /// Adds these counts to `exported` (``exportedCounters()``).
+    func export(to exported: inout CounterFamily<String>) {
         for (name, value) in values where value > 0 {
-            let counter = counters[name] ?? {
-                let counter: Counter
-                if name.hasPrefix("message.") {
-                    counter = Counter(MetricCatalog.metricMessagesRefused, ["code": String(name.dropFirst("message.".count))])
-                } else {
-                    let result = name.hasPrefix("sample.") ? String(name.dropFirst("sample.".count)) : name
-                    counter = Counter(MetricCatalog.metricSamples, ["result": result])
-                }
-                counters[name] = counter
-                return counter
-            }()
-            counter.increment(by: Int64(value))
+            exported.increment(name, by: Int64(value))
+        }
+    }
+
+    /// The counters by name as metrics: `widgetbus_metric_samples_total{result}` (`accepted`,
+    /// `duplicate`, or the rejection reason) and `widgetbus_metric_messages_refused_total{code}`.
+    static func exportedCounters() -> CounterFamily<String> {
+        CounterFamily { name in
+            if name.hasPrefix("message.") {
+                return Counter(MetricCatalog.metricMessagesRefused, ["code": String(name.dropFirst("message.".count))])
+            }
+            return Counter(MetricCatalog.metricSamples, ["result": name.hasPrefix("sample.") ? String(name.dropFirst("sample.".count)) : name])
         }
     }
 

@@ -20,8 +20,7 @@ public struct MetricsIngestCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "metrics-ingest")
-        let service = MetricsIngestService(
-            configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)
-        try await ServiceMain.run([service], logger: logger)
+        let configuration = try MetricsIngestService.Configuration(environment: ProcessInfo.processInfo.environment)
+        try await ServiceMain.run(logger: logger) { [MetricsIngestService(configuration: configuration, logger: logger)] }
     }
 }

@@ -29,8 +29,8 @@ final class MetricsIngestor {
     /// The committed aggregates by user.
     private(set) var records: [String: MetricsRecord]
     private(set) var counters: MetricsCounters
-    /// The counters' metrics, made as each name is first counted.
-    private var exported: [String: Counter] = [:]
+    /// The counters' metrics.
+    private var exported = MetricsCounters.exportedCounters()
     /// The last metrics sequence committed.
     private(set) var sequence: UInt64
 

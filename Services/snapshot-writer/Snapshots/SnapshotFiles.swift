@@ -24,16 +24,16 @@ final class SnapshotFiles {
     private var waiting: [SnapshotPath: PublishedTimeline] = [:]
     /// Failed writes, to try again at a date of their own.
     private var retries = RefreshSchedule<SnapshotPath>()
-    private let metrics = Metrics()
+    private let metrics = FileMetrics()
 
     /// What the files report (docs/OBSERVABILITY.md).
-    private struct Metrics {
+    private struct FileMetrics {
         let written = Counter(MetricCatalog.snapshotFilesWritten)
         let failed = Counter(MetricCatalog.snapshotWriteFailures)
         /// A change that replaced one still waiting for its write: one write for both.
         let coalesced = Counter(MetricCatalog.snapshotChangesCoalesced)
-        /// A file that no longer showed what was last written to it (deleted or changed by hand,
-        /// or while the writer was stopped), found on reading the disk: written again.
+        /// A file that no longer showed what this writer last wrote to it (deleted or changed by
+        /// hand), found on reading the disk: written again.
         let refreshed = Counter(MetricCatalog.snapshotFilesRefreshed)
         /// `widgetbus_snapshot_write_batch_size`: files written together, sharing their barriers.
         let batch = Recorder(histogramOf: MetricCatalog.snapshotWriteBatchSize)
@@ -114,11 +114,13 @@ final class SnapshotFiles {
         let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.timeline.trace) }
         let failures = writer.write(pending.map { ($0.data, $0.path.file) })
         for (index, write) in pending.enumerated() {
-            defer { spans[index].end() }
+            defer { spans[index]?.end() }
             if let error = failures[index] {
-                spans[index].recordError(error)
+                spans[index]?.recordError(error)
                 metrics.failed.increment()
-                logger.error("snapshot write failed", metadata: ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"])
+                logger.error(
+                    "snapshot write failed",
+                    metadata: .traced(write.timeline.trace, ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"]))
                 if waiting[write.path] == nil { waiting[write.path] = write.timeline }
                 retries.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {

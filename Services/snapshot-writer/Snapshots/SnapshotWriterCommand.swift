@@ -20,8 +20,7 @@ public struct SnapshotWriterCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "snapshot-writer")
-        let service = SnapshotWriterService(
-            configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)
-        try await ServiceMain.run([service], logger: logger)
+        let configuration = try SnapshotWriterService.Configuration(environment: ProcessInfo.processInfo.environment)
+        try await ServiceMain.run(logger: logger) { [SnapshotWriterService(configuration: configuration, logger: logger)] }
     }
 }

@@ -30,6 +30,6 @@ public struct SyncAgentCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
 
-        try await ServiceMain.run(try SyncAgentService.services(configuration: configuration, logger: logger), logger: logger)
+        try await ServiceMain.run(logger: logger) { try SyncAgentService.services(configuration: configuration, logger: logger) }
     }
 }

@@ -57,7 +57,7 @@ public struct TimelineService: BusService {
             name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0)
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
         var refreshes = RefreshSchedule<WidgetReplicas.Widget>()
-        let metrics = Metrics()
+        let metrics = TimelineMetrics()
         func publish(_ widgets: [(widget: WidgetReplicas.Widget, cause: Cause?)], now: Date) throws {
             for event in try builder.timelineEvents(for: widgets, firstSequence: publisher.lastSequence + 1, now: now) {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
@@ -126,7 +126,7 @@ public struct TimelineService: BusService {
 
 extension TimelineService {
     /// What timeline-service reports beside the bus's metrics (docs/OBSERVABILITY.md).
-    struct Metrics {
+    struct TimelineMetrics {
         /// `widgetbus_timelines_published_total{kind}`: timelines built and published, for a
         /// change or a refresh at a policy's date.
         let published = Dictionary(uniqueKeysWithValues: WidgetKind.allCases.map {

@@ -21,8 +21,7 @@ public struct TimelineServiceCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "timeline-service")
-        let service = TimelineService(
-            configuration: try .init(environment: ProcessInfo.processInfo.environment), logger: logger)
-        try await ServiceMain.run([service], logger: logger)
+        let configuration = try TimelineService.Configuration(environment: ProcessInfo.processInfo.environment)
+        try await ServiceMain.run(logger: logger) { [TimelineService(configuration: configuration, logger: logger)] }
     }
 }

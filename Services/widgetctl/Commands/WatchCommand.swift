@@ -23,7 +23,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let bus = try Bus(binding: BusBinding(connectingIn: ProcessInfo.processInfo.environment))
+        let bus = try Bus(binding: BusBinding(connectingIn: environment))
         defer { bus.close() }
         let stop = StopSignal()
         var printed = 0

@@ -37,11 +37,13 @@ public final class WidgetReplicas {
     private let pending = Pending()
     /// The kinds that were ready at the last ``takeChanges()``.
     private var readyKinds: Set<WidgetKind> = []
+    private let logger: Logger
 
     public init(
         bus: Bus, stateEventsEndpoint: String, stateSnapshotEndpoint: String, metricsEventsEndpoint: String,
         metricsSnapshotEndpoint: String, logger: Logger
     ) throws {
+        self.logger = logger
         let pending = pending
         state = try StateReplica(
             bus: bus, eventsEndpoint: stateEventsEndpoint, snapshotEndpoint: stateSnapshotEndpoint, logger: logger
@@ -112,9 +114,19 @@ public final class WidgetReplicas {
     ) -> [(widget: Widget, cause: Cause?)] {
         var causes: [Widget: Cause?] = [:]
         var order: [Widget] = []
+        // A widget changed several times is named for its latest cause; an earlier cause with a
+        // trace says so under its trace, so no trace ends unseen here.
         func touch(_ widgets: [Widget], _ cause: Cause?) {
             for widget in widgets where isReady(widget.kind) {
-                if causes.updateValue(cause, forKey: widget) == nil { order.append(widget) }
+                guard let earlier = causes.updateValue(cause, forKey: widget) else {
+                    order.append(widget)
+                    continue
+                }
+                if let trace = earlier?.trace {
+                    logger.debug(
+                        "timeline change coalesced into a later one",
+                        metadata: .traced(trace, ["widgetbus.topic": "\(Topic.timeline(kind: widget.kind, user: widget.user))"]))
+                }
             }
         }
         for change in stateChanges {

@@ -50,38 +50,29 @@ final class RequestMetrics {
     /// `widgetbus_bus_request_duration_seconds{endpoint}`: from the moment the bus took a request
     /// off the socket to its reply, for the requests answered in the same turn.
     let latency: Timer
-    /// `widgetbus_bus_requests_total{endpoint,type}`, made as each type is first seen.
-    private var byType: [MessageType: Counter] = [:]
-    private lazy var undecodable = Counter(MetricCatalog.busRequests, ["endpoint": endpoint, "type": "undecodable"])
+    /// `widgetbus_bus_requests_total{endpoint,type}`; nil for an undecodable request.
+    private var byType: CounterFamily<MessageType?>
 
     init(endpoint: String) {
         self.endpoint = endpoint
         replies = Counter(MetricCatalog.busRepliesSent, ["endpoint": endpoint])
         latency = Timer(MetricCatalog.busRequestDuration, ["endpoint": endpoint])
+        byType = CounterFamily { Counter(MetricCatalog.busRequests, ["endpoint": endpoint, "type": $0?.rawValue ?? "undecodable"]) }
     }
 
     /// Counts a request of `type`; "undecodable" for one that did not decode. Only the types of
     /// the protocol are labels: anything else a client sends is undecodable.
     func received(_ type: MessageType?) {
-        guard let type else { return undecodable.increment() }
-        if let counter = byType[type] { return counter.increment() }
-        let counter = Counter(MetricCatalog.busRequests, ["endpoint": endpoint, "type": type.rawValue])
-        byType[type] = counter
-        counter.increment()
+        byType.increment(type)
     }
 }
 
 /// `widgetbus_error_replies_total{code}`: every error reply the process sends, by its code (the
 /// codes are the protocol's, a fixed set). Any thread of the process may send one.
 enum ErrorReplyMetrics {
-    private static let counters = Mutex<[ErrorCode: Counter]>([:])
+    private static let counters = Mutex(CounterFamily<ErrorCode> { Counter(MetricCatalog.errorReplies, ["code": $0.rawValue]) })
 
     static func count(_ code: ErrorCode) {
-        counters.withLock { counters in
-            if let counter = counters[code] { return counter }
-            let counter = Counter(MetricCatalog.errorReplies, ["code": code.rawValue])
-            counters[code] = counter
-            return counter
-        }.increment()
+        counters.withLock { $0.increment(code) }
     }
 }

@@ -11,39 +11,42 @@ import W3CTraceContext
 /// messages the work sends continue the trace from the span: with its own context when a tracer
 /// put one there (its W3C `traceparent`), else with the incoming trace and a span id of this
 /// hop's own (``TraceContext/continued()``), so the trace goes on with or without a tracer.
+/// A message without a trace makes no span and passes none on: traces start at the client
+/// (docs/PROTOCOL.md §4a), and untraced work costs nothing here.
 public enum MessageSpan {
     /// Runs `body` in a span named `name` continuing `trace`; `body` gets the trace the messages
     /// it sends carry.
     public static func run<Result>(
         _ name: String, continuing trace: TraceContext?, ofKind kind: SpanKind = .internal, _ body: (TraceContext?) throws -> Result
     ) rethrows -> Result {
-        try withSpan(name, context: context(continuing: trace), ofKind: kind) { span in
-            if let trace { span.attributes["widgetbus.trace_id"] = "\(trace.traceID)" }
+        guard let trace else { return try body(nil) }
+        return try withSpan(name, context: context(continuing: trace), ofKind: kind) { span in
+            span.attributes["widgetbus.trace_id"] = "\(trace.traceID)"
             return try body(outgoing(from: span.context, continuing: trace))
         }
     }
 
     /// Starts a span named `name` continuing `trace`, for work whose end the caller marks
-    /// (`end()`): one of several done together, such as a file of a batch written at once.
-    public static func start(_ name: String, continuing trace: TraceContext?) -> any Span {
+    /// (`end()`): one of several done together, such as a file of a batch written at once. Nil
+    /// without a trace.
+    public static func start(_ name: String, continuing trace: TraceContext?) -> (any Span)? {
+        guard let trace else { return nil }
         let span = startSpan(name, context: context(continuing: trace))
-        if let trace { span.attributes["widgetbus.trace_id"] = "\(trace.traceID)" }
+        span.attributes["widgetbus.trace_id"] = "\(trace.traceID)"
         return span
     }
 
     /// The context of a remote parent: `trace` as the W3C headers a tracer reads.
-    private static func context(continuing trace: TraceContext?) -> InstrumentationContext {
+    private static func context(continuing trace: TraceContext) -> InstrumentationContext {
         var context = InstrumentationContext.topLevel
-        if let trace {
-            InstrumentationSystem.instrument.extract(W3CHeaders(trace), into: &context, using: W3CHeaders.Reader())
-        }
+        InstrumentationSystem.instrument.extract(W3CHeaders(trace), into: &context, using: W3CHeaders.Reader())
         return context
     }
 
-    private static func outgoing(from context: InstrumentationContext, continuing trace: TraceContext?) -> TraceContext? {
+    private static func outgoing(from context: InstrumentationContext, continuing trace: TraceContext) -> TraceContext {
         var headers = W3CHeaders()
         InstrumentationSystem.instrument.inject(context, into: &headers, using: W3CHeaders.Writer())
-        return TraceContext(traceparent: headers.values["traceparent"], tracestate: headers.values["tracestate"]) ?? trace?.continued()
+        return TraceContext(traceparent: headers.values["traceparent"], tracestate: headers.values["tracestate"]) ?? trace.continued()
     }
 }
 

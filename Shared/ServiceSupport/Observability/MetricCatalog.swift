@@ -43,7 +43,7 @@ public enum MetricCatalog {
         help: "Events published (heartbeats not counted).")
     public static let errorReplies = MetricDescription(
         name: "widgetbus_error_replies_total", kind: .counter, labels: ["code"],
-        help: "Error replies sent, by error code (docs/PROTOCOL.md).")
+        help: "Error replies made, by error code (docs/PROTOCOL.md); a retried request's stored reply is not counted again.")
     public static let replicaLag = MetricDescription(
         name: "widgetbus_replica_lag_events", kind: .gauge, labels: ["endpoint"],
         help: "Events the publisher's last heartbeat was ahead of this replica of it (0 after a snapshot).")
@@ -112,7 +112,7 @@ public enum MetricCatalog {
 
     public static let syncPasses = MetricDescription(
         name: "widgetbus_sync_passes_total", kind: .counter, labels: ["result"],
-        help: "Sync passes by result: succeeded, partial (some records refused or not acknowledged), failed (nothing stored).")
+        help: "Sync passes by result: succeeded (every pending record pushed), partial (some pushed, some not), failed (none pushed).")
     public static let syncPassDuration = MetricDescription(
         name: "widgetbus_sync_pass_duration_seconds", kind: .histogram, labels: [],
         help: "One sync pass for one user, from asking for the pending records to acknowledging them.")

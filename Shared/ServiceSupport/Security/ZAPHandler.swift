@@ -19,7 +19,7 @@ final class ZAPHandler {
     private let security: BusSecurity
     private let logger: Logger
     /// `widgetbus_curve_refusals_total{endpoint}`, by ZAP domain (the endpoint's variable).
-    private var refusals: [String: Counter] = [:]
+    private var refusals: CounterFamily<String>
     private var logged: Set<String> = []
     /// Whether the line saying that no more keys are logged was written.
     private var saidLoggingStopped = false
@@ -27,6 +27,10 @@ final class ZAPHandler {
     init(security: BusSecurity, logger: Logger) {
         self.security = security
         self.logger = logger
+        refusals = CounterFamily { domain in
+            let name = security.settings.endpoints.values.first { $0.variable == domain }?.name ?? domain
+            return Counter(MetricCatalog.curveRefusals, ["endpoint": name])
+        }
     }
 
     /// The reply to one ZAP request's frames; nil for a message that is not one.
@@ -38,7 +42,7 @@ final class ZAPHandler {
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         let key = frames.count == 7 ? CurveKeyPair.z85(frames[6]) : nil
         guard mechanism == "CURVE", let key, security.allows(key, domain: domain) else {
-            countRefusal(domain: domain)
+            refusals.increment(domain)
             let who = key ?? "a client without CURVE"
             if logged.count < Self.maxLoggedKeys {
                 if logged.insert("\(domain) \(who)").inserted {
@@ -57,14 +61,6 @@ final class ZAPHandler {
             return refusal(requestID)
         }
         return [Data("1.0".utf8), requestID, Data("200".utf8), Data("OK".utf8), Data(key.utf8), Data()]
-    }
-
-    private func countRefusal(domain: String) {
-        if let counter = refusals[domain] { return counter.increment() }
-        let name = security.settings.endpoints.values.first { $0.variable == domain }?.name ?? domain
-        let counter = Counter(MetricCatalog.curveRefusals, ["endpoint": name])
-        refusals[domain] = counter
-        counter.increment()
     }
 
     private func refusal(_ requestID: Data) -> [Data] {

@@ -78,6 +78,16 @@ final class BusFixture {
         return process
     }
 
+    /// Starts `service` serving its metrics on a free loopback port, and waits until they answer
+    /// (the HTTP listener binds beside the bus, not before it); returns their URL.
+    func startServingMetrics(_ service: Service, extraEnvironment: [String: String] = [:]) throws -> String {
+        let port = try freeLoopbackPort()
+        try start(service, extraEnvironment: extraEnvironment.merging(["WIDGETBUS_HTTP_LISTEN": "127.0.0.1:\(port)"]) { $1 })
+        let url = "http://127.0.0.1:\(port)/metrics"
+        try waitUntil("\(service.rawValue) serves its metrics", timeout: 15) { (try? PrometheusText.scrape(url)) != nil }
+        return url
+    }
+
     /// SIGTERM and wait; returns the exit status.
     @discardableResult
     func stop(_ service: Service) -> Int32? {

@@ -50,7 +50,8 @@ struct PrometheusText {
         try checkHistograms()
     }
 
-    /// The value of the one sample named `name` whose labels include `labels`; nil when none.
+    /// The sum of the samples named `name` whose labels include `labels` (the one sample, when
+    /// `labels` name a series); nil when none.
     func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
         let matching = samples.filter { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }
         return matching.isEmpty ? nil : matching.reduce(0) { $0 + $1.value }

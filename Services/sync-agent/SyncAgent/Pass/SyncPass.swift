@@ -37,12 +37,11 @@ final class SyncPass: Sendable {
     let databaseTimeout: Duration
     let logger: Logger
     private let schemaReady = Atomic<Bool>(false)
-    private let metrics = Metrics()
+    private let metrics = PassMetrics()
 
     /// What passes report (docs/OBSERVABILITY.md).
-    private struct Metrics: Sendable {
-        /// `widgetbus_sync_passes_total{result}`: `succeeded`, `partial` (some records refused by
-        /// the target or not acknowledged) or `failed` (nothing stored).
+    private struct PassMetrics: Sendable {
+        /// By result (``MetricCatalog/syncPasses``).
         let passes = Dictionary(uniqueKeysWithValues: ["succeeded", "partial", "failed"].map {
             ($0, Counter(MetricCatalog.syncPasses, ["result": $0]))
         })
@@ -77,7 +76,7 @@ final class SyncPass: Sendable {
         let result = await pass(user: user)
         metrics.duration.recordMilliseconds(result.durationMilliseconds)
         metrics.pushed.increment(by: result.pushed)
-        let outcome = result.succeeded ? "succeeded" : result.pushed > 0 || result.failures.contains { $0.id != nil } ? "partial" : "failed"
+        let outcome = result.succeeded ? "succeeded" : result.pushed > 0 ? "partial" : "failed"
         metrics.passes[outcome]?.increment()
         return result
     }
