@@ -20,6 +20,11 @@ let package = Package(
         .library(name: "WidgetBusProtocol", targets: ["WidgetBusProtocol"]),
         .library(name: "ServiceSupport", targets: ["ServiceSupport"]),
     ],
+    traits: [
+        .trait(
+            name: "OTLP",
+            description: "Export spans to an OpenTelemetry collector over OTLP/HTTP (swift-otel); off by default, as it adds minutes to every build"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
@@ -33,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev, found through pkg-config.
@@ -83,6 +89,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"])),
             ],
             path: "Shared/ServiceRuntime"
         ),

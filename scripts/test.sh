@@ -21,5 +21,9 @@ swift build --build-tests
 # The documented Python client, run against real services (installs pyzmq if missing).
 bash scripts/check-python-example.sh .build/debug
 bash scripts/check-python-example.sh --curve .build/debug
+# The build with the OTLP trait (spans exported by swift-otel), built beside the default one, and
+# the tests of what the trait adds.
+swift build --build-tests --traits OTLP --scratch-path .build-otlp
+swift test --skip-build --traits OTLP --scratch-path .build-otlp --filter OTLPExportTests
 # Last, so its summary is the closing line.
 swift test --skip-build

@@ -21,6 +21,11 @@ public enum ServiceMain {
         if let listen = try HTTPListenAddress(environment: environment) {
             services.append(MetricsHTTPServer(address: listen, registry: PrometheusMetrics.bootstrap(), logger: logger))
         }
+        #if OTLP
+        if let exporter = try OTLPTracing.bootstrap(serviceName: logger.label, environment: environment) {
+            services.append(exporter)
+        }
+        #endif
         services += try makeServices()
         let group = ServiceGroup(
             configuration: .init(
@@ -29,5 +34,11 @@ public enum ServiceMain {
     }
 
     /// The settings ``run(logger:environment:_:)`` reads, for each service's `--help`.
-    public static let settings = [HTTPListenAddress.setting]
+    public static var settings: [EnvironmentSetting] {
+        #if OTLP
+        [HTTPListenAddress.setting, OTLPTracing.endpoint]
+        #else
+        [HTTPListenAddress.setting]
+        #endif
+    }
 }
