@@ -67,8 +67,8 @@ final class RequestMetrics {
     }
 }
 
-/// `widgetbus_error_replies_total{code}`: every error reply the process sends, by its code (the
-/// codes are the protocol's, a fixed set). Any thread of the process may send one.
+/// `widgetbus_error_replies_total{code}`: every error reply the process makes, by its code (the
+/// codes are the protocol's, a fixed set). Any thread of the process may make one.
 enum ErrorReplyMetrics {
     private static let counters = Mutex(CounterFamily<ErrorCode> { Counter(MetricCatalog.errorReplies, ["code": $0.rawValue]) })
 
