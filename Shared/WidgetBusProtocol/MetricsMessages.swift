@@ -1,4 +1,5 @@
 import Foundation
+import W3CTraceContext
 import WidgetDomain
 
 // MARK: - Samples pushed to WIDGETBUS_METRICS
@@ -13,6 +14,8 @@ public struct MetricsPush: Sendable {
     public var id: String
     public var type: MessageType
     public var sentAt: Date
+    /// The trace the push belongs to, read like a request's (docs/PROTOCOL.md §4a).
+    public var trace: TraceContext?
     /// In the order sent; one element for `MetricSample`.
     public var samples: [DecodedSample]
 
@@ -20,7 +23,7 @@ public struct MetricsPush: Sendable {
     public static func decode(_ payload: Data, codec: WireCodec) throws(ProtocolError) -> MetricsPush {
         let wire = try EndpointRequest<MetricsPushBody>.decode(
             payload, codec: codec, maxPayloadBytes: ProtocolLimits.maxMetricsPayloadBytes)
-        return MetricsPush(id: wire.id, type: wire.type, sentAt: wire.sentAt, samples: wire.body.samples)
+        return MetricsPush(id: wire.id, type: wire.type, sentAt: wire.sentAt, trace: wire.trace, samples: wire.body.samples)
     }
 }
 

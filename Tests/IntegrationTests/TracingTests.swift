@@ -40,6 +40,27 @@ import WidgetDomain
         try bus.waitUntil("snapshot-writer logs the second trace", timeout: 10) { Self.traceIDs(in: writer.log).contains(secondTrace) }
     }
 
+    @Test("a pushed sample's trace goes through metrics-ingest, timeline-service and snapshot-writer")
+    func aSampleIsTracedToItsFile() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        let ingest = try bus.start(.metricsIngest)
+        let timelines = try bus.start(.timelineService)
+        let writer = try bus.start(.snapshotWriter)
+        let pushed = try bus.widgetctl(
+            "ingest", "stress", "--user", "mia", "--score", "55", "--taken-at", WireDate.format(MetricsIngestTests.minute(2)))
+        try #require(pushed.status == 0, "ingest: \(pushed.stdout) \(pushed.stderr)")
+        let traceID = try JSONDecoder().decode(PushedSamples.self, from: pushed.stdoutData).traceId
+        for (name, process) in [("metrics-ingest", ingest), ("timeline-service", timelines), ("snapshot-writer", writer)] {
+            try bus.waitUntil("\(name) logs the sample's trace", timeout: 10) { Self.traceIDs(in: process.log).contains(traceID) }
+        }
+        #expect(writer.log.split(separator: "\n").contains {
+            $0.contains("snapshot written") && $0.contains(traceID) && $0.contains("StressMonitorWidget")
+        })
+    }
+
+    struct PushedSamples: Decodable { var traceId: String }
+
     @Test("the events continue the request's trace: same trace id, a span id of each hop's own")
     func eventsContinueTheTrace() throws {
         let bus = try BusFixture()

@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import OrderedCollections
 import ServiceSupport
+import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -16,6 +17,8 @@ final class MetricsIngestor {
         var topic: String
         var sequence: UInt64
         var payload: Data
+        /// The trace of the message behind the change, continued.
+        var trace: TraceContext?
     }
 
     private let store: MetricsStore
@@ -49,6 +52,9 @@ final class MetricsIngestor {
     /// samples to store, and the counts of what was refused before the store.
     private struct CheckedMessage {
         var id: String?
+        /// Its type, as its span is named; its trace.
+        var type = MessageType.metricSample.rawValue
+        var trace: TraceContext?
         var candidates: [(key: MetricsStore.SampleKey, metric: AcceptedMetric)] = []
         var counts = MetricsCounters()
     }
@@ -74,7 +80,7 @@ final class MetricsIngestor {
         let now = clock.now
         let checked = messages.map { check($0, now: now) }
         var burst = AppliedMessage(counts: MetricsCounters())  // what the burst changed so far
-        var causedBy: [String: String] = [:]  // the last message that changed each user
+        var causes: [String: Cause] = [:]  // the last message that changed each user, and its trace continued
         do {
             let (events, saved) = try store.database.write { db in
                 for message in checked {
@@ -83,10 +89,14 @@ final class MetricsIngestor {
                         continue
                     }
                     do {
-                        let applied = try db.inCachedSavepoint { try self.apply(message, db: db, over: burst.changed, timeZone: timeZone) }
+                        let (applied, trace) = try MessageSpan.run(message.type, continuing: message.trace, ofKind: .consumer) { trace in
+                            (try db.inCachedSavepoint { try self.apply(message, db: db, over: burst.changed, timeZone: timeZone) }, trace)
+                        }
                         for (user, aggregate) in applied.changed {
                             burst.changed[user] = aggregate
-                            causedBy[user] = id
+                            if let replaced = causes.updateValue(Cause(id: id, trace: trace), forKey: user)?.trace {
+                                logger.debug("metrics change coalesced into a later one", metadata: .traced(replaced, ["widgetbus.user": "\(user)"]))
+                            }
                         }
                         burst.counts.add(applied.counts)
                     } catch {
@@ -100,10 +110,13 @@ final class MetricsIngestor {
                     let record = MetricsRecord(user: user, version: try store.nextSequence(db), aggregate: aggregate)
                     try store.save(db, record)
                     saved[user] = record
-                    let envelope = Envelope(
+                    let cause = causes[user]!
+                    var envelope = Envelope(
                         type: MessageType.metricsChanged.rawValue, user: user, sentAt: now,
-                        body: MetricsChangedBody(epoch: epoch, sequence: record.version, causedBy: causedBy[user]!, user: user, aggregate: aggregate))
-                    events.append(Event(topic: Topic.metrics(user: user), sequence: record.version, payload: try codec.encode(envelope)))
+                        body: MetricsChangedBody(epoch: epoch, sequence: record.version, causedBy: cause.id, user: user, aggregate: aggregate))
+                    envelope.trace = cause.trace
+                    events.append(
+                        Event(topic: Topic.metrics(user: user), sequence: record.version, payload: try codec.encode(envelope), trace: cause.trace))
                 }
                 try store.add(db, counts: burst.counts)
                 return (events, saved)
@@ -135,7 +148,7 @@ final class MetricsIngestor {
             refused.counts.count(error.code)
             return refused
         }
-        var message = CheckedMessage(id: push.id)
+        var message = CheckedMessage(id: push.id, type: push.type.rawValue, trace: push.trace)
         for decoded in push.samples {
             do {
                 let sample = try decoded.get()

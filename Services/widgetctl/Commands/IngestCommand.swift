@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceSupport
+import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -13,7 +14,7 @@ struct IngestCommand: ParsableCommand {
         discussion: """
             PUSH has no reply: the command succeeds once metrics-ingest has taken the messages. Whether each \
             sample was accepted, a duplicate or refused shows in `widgetctl metrics-status`. Prints \
-            {"endpoint", "messages", "samples", "ids"} as JSON. Exit status: 0 pushed, 1 a line of the file is \
+            {"endpoint", "messages", "samples", "ids", "traceId"} as JSON (every message in one trace). Exit status: 0 pushed, 1 a line of the file is \
             not JSON (skipped; the rest is pushed), 2 metrics-ingest did not take a message in time.
             """,
         subcommands: [HRV.self, Stress.self, RR.self]
@@ -52,13 +53,15 @@ struct IngestCommand: ParsableCommand {
         }
         var messages: [Data] = []
         var ids: [String] = []
+        let trace = TraceContext.start()
         for start in stride(from: 0, to: samples.count, by: batchSize) {
             let batch = Array(samples[start..<min(start + batchSize, samples.count)])
-            let envelope = Envelope(type: MessageType.metricBatch.rawValue, body: JSONValue.object(["samples": .array(batch)]))
+            var envelope = Envelope(type: MessageType.metricBatch.rawValue, body: JSONValue.object(["samples": .array(batch)]))
+            envelope.trace = trace
             messages.append(try codec.encode(envelope))
             ids.append(envelope.id)
         }
-        try push.send(messages, ids: ids, samples: samples.count, codec: codec)
+        try push.send(messages, ids: ids, samples: samples.count, trace: trace, codec: codec)
         if skipped > 0 { throw ExitCode(1) }
     }
 
@@ -145,11 +148,14 @@ struct PushOptions: ParsableArguments {
 
     func send(_ sample: MetricSample) throws {
         let codec = WireCodec()
-        let envelope = Envelope(type: MessageType.metricSample.rawValue, body: sample)
-        try send([try codec.encode(envelope)], ids: [envelope.id], samples: 1, codec: codec)
+        let trace = TraceContext.start()
+        var envelope = Envelope(type: MessageType.metricSample.rawValue, body: sample)
+        envelope.trace = trace
+        try send([try codec.encode(envelope)], ids: [envelope.id], samples: 1, trace: trace, codec: codec)
     }
 
-    func send(_ messages: [Data], ids: [String], samples: Int, codec: WireCodec) throws {
+    /// Pushes `messages`, all in `trace` (one command, one trace), and prints the summary.
+    func send(_ messages: [Data], ids: [String], samples: Int, trace: TraceContext, codec: WireCodec) throws {
         let endpoint = BusEndpoint.metrics.resolve(in: ProcessInfo.processInfo.environment)
         let pusher = try MetricsPusher(endpoint: endpoint, timeoutMilliseconds: timeout, security: try BusSecurity.Settings.ofThisProcess())
         defer { pusher.finish() }
@@ -161,7 +167,7 @@ struct PushOptions: ParsableArguments {
         }
         let summary = JSONValue.object([
             "endpoint": .string(endpoint), "messages": .number(Double(messages.count)), "samples": .number(Double(samples)),
-            "ids": .array(ids.map(JSONValue.string)),
+            "ids": .array(ids.map(JSONValue.string)), "traceId": .string("\(trace.traceID)"),
         ])
         Console.line(String(decoding: try codec.encode(summary), as: UTF8.self))
     }
