@@ -79,10 +79,7 @@ public struct IntentHandlerService: BusService {
             try bus.replies(at: endpoint, batch: Self.drainBatch, pacing: pacing) { messages in
                 let outcomes = processor.process(messages, on: role)
                 for event in outcomes.compactMap(\.event) {
-                    try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
-                    logger.debug(
-                        "state event published",
-                        metadata: .traced(event.trace, ["widgetbus.topic": "\(event.topic)", "widgetbus.sequence": "\(event.sequence)"]))
+                    try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload, trace: event.trace)
                 }
                 return outcomes.map(\.reply)
             }

@@ -80,10 +80,7 @@ public struct MetricsIngestService: BusService {
         bus.timer(dueAt: { ingesting ? nil : zoneDeadline }, startIngesting(now:))
         try bus.pull(at: configuration.metricsEndpoint, batch: Self.drainBatch, while: { ingesting }) { pushed in
             for event in ingestor.ingest(pushed, timeZone: zones.timeZone(user:)) {
-                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
-                logger.debug(
-                    "metrics event published",
-                    metadata: .traced(event.trace, ["widgetbus.topic": "\(event.topic)", "widgetbus.sequence": "\(event.sequence)"]))
+                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload, trace: event.trace)
             }
         }
 

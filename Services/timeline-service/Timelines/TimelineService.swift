@@ -60,11 +60,8 @@ public struct TimelineService: BusService {
         let metrics = TimelineMetrics()
         func publish(_ widgets: [(widget: WidgetReplicas.Widget, cause: Cause?)], now: Date) throws {
             for event in try builder.timelineEvents(for: widgets, firstSequence: publisher.lastSequence + 1, now: now) {
-                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload)
+                try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload, trace: event.trace)
                 metrics.published[event.widget.kind]?.increment()
-                logger.debug(
-                    "timeline published",
-                    metadata: .traced(event.trace, ["widgetbus.topic": "\(event.topic)", "widgetbus.sequence": "\(event.sequence)"]))
                 if let validUntil = event.validUntil {
                     refreshes.schedule(event.widget, at: max(validUntil, now.addingTimeInterval(Self.minimumRefresh)))
                 }

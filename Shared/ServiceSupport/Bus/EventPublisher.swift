@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import Metrics
+import W3CTraceContext
 import WidgetBusProtocol
 import ZeroMQ
 
@@ -17,6 +19,8 @@ public final class EventPublisher {
     private let codec: WireCodec
     /// `widgetbus_bus_events_published_total{endpoint}`: events, not heartbeats.
     private let published: Counter
+    /// Logs each event at debug level, under the trace it continues.
+    private let logger: Logger
     /// The service name heartbeats carry.
     public let name: String
     /// This start's ``PublisherEpoch``: the events published here must carry it too.
@@ -30,6 +34,7 @@ public final class EventPublisher {
     init(name: String, epoch: String, socket: ZMQSocket, endpoint: String, lastSequence: UInt64, codec: WireCodec, now: Date) {
         published = Counter(MetricCatalog.busEventsPublished, ["endpoint": endpoint])
         self.name = name
+        logger = Logger(label: name)
         self.epoch = epoch
         self.socket = socket
         self.lastSequence = lastSequence
@@ -37,11 +42,12 @@ public final class EventPublisher {
         nextHeartbeat = now
     }
 
-    /// Publishes an event whose body carries `sequence`.
-    public func publish(topic: String, sequence: UInt64, payload: Data) throws {
+    /// Publishes an event whose body carries `sequence`, in `trace` when its envelope carries one.
+    public func publish(topic: String, sequence: UInt64, payload: Data, trace: TraceContext? = nil) throws {
         try socket.send([Data(topic.utf8), payload], dontWait: true)
         published.increment()
         lastSequence = max(lastSequence, sequence)
+        logger.debug("event published", metadata: .traced(trace, ["widgetbus.topic": "\(topic)", "widgetbus.sequence": "\(sequence)"]))
     }
 
     /// Sends a heartbeat now and schedules the next one.

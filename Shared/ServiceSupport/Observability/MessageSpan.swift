@@ -39,33 +39,20 @@ public enum MessageSpan {
     /// The context of a remote parent: `trace` as the W3C headers a tracer reads.
     private static func context(continuing trace: TraceContext) -> InstrumentationContext {
         var context = InstrumentationContext.topLevel
-        InstrumentationSystem.instrument.extract(W3CHeaders(trace), into: &context, using: W3CHeaders.Reader())
+        let headers = ["traceparent": trace.traceParentHeaderValue, "tracestate": trace.traceStateHeaderValue]
+        InstrumentationSystem.instrument.extract(headers, into: &context, using: Headers())
         return context
     }
 
     private static func outgoing(from context: InstrumentationContext, continuing trace: TraceContext) -> TraceContext {
-        var headers = W3CHeaders()
-        InstrumentationSystem.instrument.inject(context, into: &headers, using: W3CHeaders.Writer())
-        return TraceContext(traceparent: headers.values["traceparent"], tracestate: headers.values["tracestate"]) ?? trace.continued()
-    }
-}
-
-/// A message's trace as the two W3C headers, the carrier a tracer extracts from and injects into.
-struct W3CHeaders: Sendable {
-    var values: [String: String] = [:]
-
-    init() {}
-
-    init(_ trace: TraceContext) {
-        values["traceparent"] = trace.traceParentHeaderValue
-        values["tracestate"] = trace.traceStateHeaderValue
+        var headers: [String: String?] = [:]
+        InstrumentationSystem.instrument.inject(context, into: &headers, using: Headers())
+        return TraceContext(traceparent: headers["traceparent"] ?? nil, tracestate: headers["tracestate"] ?? nil) ?? trace.continued()
     }
 
-    struct Reader: Extractor {
-        func extract(key: String, from carrier: W3CHeaders) -> String? { carrier.values[key] }
-    }
-
-    struct Writer: Injector {
-        func inject(_ value: String, forKey key: String, into carrier: inout W3CHeaders) { carrier.values[key] = value }
+    /// Reads and writes a message's trace as its two W3C headers, the carrier of a tracer.
+    private struct Headers: Extractor, Injector {
+        func extract(key: String, from carrier: [String: String?]) -> String? { carrier[key] ?? nil }
+        func inject(_ value: String, forKey key: String, into carrier: inout [String: String?]) { carrier[key] = value }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import WidgetBusProtocol
 import ZeroMQ
 
 /// The ZAP handler (ZeroMQ RFC 27) of one ``Bus``'s context: every CURVE server socket of the
@@ -27,9 +28,9 @@ final class ZAPHandler {
     init(security: BusSecurity, logger: Logger) {
         self.security = security
         self.logger = logger
+        // The ZAP domain is the endpoint's variable (``BusSecurity/domain(of:)``).
         refusals = CounterFamily { domain in
-            let name = security.settings.endpoints.values.first { $0.variable == domain }?.name ?? domain
-            return Counter(MetricCatalog.curveRefusals, ["endpoint": name])
+            Counter(MetricCatalog.curveRefusals, ["endpoint": BusEndpoint.all.first { $0.variable == domain }?.name ?? domain])
         }
     }
 
