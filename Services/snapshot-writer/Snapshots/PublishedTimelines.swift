@@ -40,7 +40,8 @@ struct PublishedTimelines: ReplicaModel {
         guard let body = envelope.object("body"), let position = Self.position(in: body),
             let snapshot = body.object("timeline").flatMap(WidgetSnapshot.init(timelineBody:))
         else { return nil }
-        let trace = TraceContext(traceparent: envelope.string("traceparent"), tracestate: envelope.string("tracestate"))
+        // Each lookup skips the timeline before it: the trace state only when there is a trace.
+        let trace = envelope.string("traceparent").flatMap { TraceContext(traceparent: $0, tracestate: envelope.string("tracestate")) }
         return Event(position: position, timeline: PublishedTimeline(snapshot: snapshot, trace: trace))
     }
 
