@@ -10,6 +10,8 @@ import WidgetDomain
 public enum IntentsCatalog: RequestBodyCatalog, Equatable {
     case intent(WidgetIntent)
     case setTimeZone(identifier: String)
+    case registerPushToken(PushTokenRegistration)
+    case removePushToken(token: String)
     case appForeground
     case pendingRecords
     case pendingUsers
@@ -21,6 +23,8 @@ public enum IntentsCatalog: RequestBodyCatalog, Equatable {
         switch try RequestBody(type: type, rawType: rawType, in: container) {
         case .intent(let intent): self = .intent(intent)
         case .setTimeZone(let identifier): self = .setTimeZone(identifier: identifier)
+        case .registerPushToken(let registration): self = .registerPushToken(registration)
+        case .removePushToken(let token): self = .removePushToken(token: token)
         case .appForeground: self = .appForeground
         case .pendingRecords: self = .pendingRecords
         case .pendingUsers: self = .pendingUsers

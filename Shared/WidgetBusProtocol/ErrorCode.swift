@@ -39,11 +39,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomSt
     // User settings
     /// `SetTimeZone` with an identifier the tz database does not hold (``UserTimeZone``).
     public static let invalidTimeZone = ErrorCode(rawValue: "invalid_time_zone")
+    /// A push token that is not an even number of 32–200 hex digits (``WidgetPushToken``).
+    public static let invalidPushToken = ErrorCode(rawValue: "invalid_push_token")
 
     /// The codes the protocol layer and the services send, before or around any widget rule.
     public static let protocolCodes: [ErrorCode] = [
         .payloadTooLarge, .badFrames, .badJSON, .unsupportedVersion, .unknownType, .missingField,
         .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .invalidTimeZone,
+        .invalidPushToken,
     ]
 
     /// The codes of each app's widget rules (the domain's `RuleViolation`s), meanings in

@@ -63,6 +63,22 @@ public struct ProfileChangedBody: Codable, Sendable, Equatable {
     }
 }
 
+/// `PushTokensChanged`: a user's widget push tokens changed (all of them, as they are now);
+/// shares the sequence of `StateChanged`.
+public struct PushTokensChangedBody: Codable, Sendable, Equatable {
+    public var epoch: String
+    public var sequence: UInt64
+    public var causedBy: String
+    public var pushTokens: UserPushTokens
+
+    public init(epoch: String, sequence: UInt64, causedBy: String, pushTokens: UserPushTokens) {
+        self.epoch = epoch
+        self.sequence = sequence
+        self.causedBy = causedBy
+        self.pushTokens = pushTokens
+    }
+}
+
 /// `AppForegrounded`: the user's app came to the foreground, which triggers a sync of their
 /// pending records. It takes a number in the state sequence like any event there; replicas that
 /// do not care skip it.

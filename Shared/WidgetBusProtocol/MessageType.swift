@@ -34,6 +34,10 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     // User settings (to intent-handler)
     /// The user's IANA time zone; every local day and hour of their widgets follows it.
     case setTimeZone = "SetTimeZone"
+    /// A device's WidgetKit push token for the user's widgets: added, or updated in place.
+    case registerWidgetPushToken = "RegisterWidgetPushToken"
+    /// A push token no longer to be used (the app's, or push-gateway's when APNs refused it).
+    case removeWidgetPushToken = "RemoveWidgetPushToken"
 
     /// The user's app came to the foreground: the moment a user's pending records are synced.
     case appForeground = "AppForeground"
@@ -75,6 +79,7 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case snapshotReply = "SnapshotReply"
     case pendingRecordsReply = "PendingRecordsReply"
     case profileReply = "ProfileReply"
+    case pushTokensReply = "PushTokensReply"
     case acknowledgeReply = "AcknowledgeReply"
     case pendingUsersReply = "PendingUsersReply"
     case syncReply = "SyncReply"
@@ -88,6 +93,7 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     // Events
     case stateChanged = "StateChanged"
     case profileChanged = "ProfileChanged"
+    case pushTokensChanged = "PushTokensChanged"
     case appForegrounded = "AppForegrounded"
     case syncCompleted = "SyncCompleted"
     case metricsChanged = "MetricsChanged"

@@ -114,23 +114,28 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public static let defaultTimeZone = "UTC"
 }
 
-/// `SnapshotReply`: every state and profile under the requested prefix, as of `sequence` in
-/// `epoch`. A subscriber applies only events of that epoch with a higher sequence afterwards
-/// (the Clone pattern).
+/// `SnapshotReply`: every state, profile and user's push tokens under the requested prefix, as
+/// of `sequence` in `epoch`. A subscriber applies only events of that epoch with a higher
+/// sequence afterwards (the Clone pattern).
 public struct SnapshotBody: Codable, Sendable, Equatable {
     public var epoch: String
     public var sequence: UInt64
     public var states: [StateRecord]
     public var profiles: [UserProfile]
+    /// Users with at least one push token; the field is left out when there is none.
+    public var pushTokens: [UserPushTokens]
 
-    public init(epoch: String, sequence: UInt64, states: [StateRecord], profiles: [UserProfile] = []) {
+    public init(
+        epoch: String, sequence: UInt64, states: [StateRecord], profiles: [UserProfile] = [], pushTokens: [UserPushTokens] = []
+    ) {
         self.epoch = epoch
         self.sequence = sequence
         self.states = states
         self.profiles = profiles
+        self.pushTokens = pushTokens
     }
 
-    private enum CodingKeys: String, CodingKey { case epoch, sequence, states, profiles }
+    private enum CodingKeys: String, CodingKey { case epoch, sequence, states, profiles, pushTokens }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -138,6 +143,16 @@ public struct SnapshotBody: Codable, Sendable, Equatable {
         sequence = try container.decode(UInt64.self, forKey: .sequence)
         states = try container.decode([StateRecord].self, forKey: .states)
         profiles = try container.decodeIfPresent([UserProfile].self, forKey: .profiles) ?? []
+        pushTokens = try container.decodeIfPresent([UserPushTokens].self, forKey: .pushTokens) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(epoch, forKey: .epoch)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(states, forKey: .states)
+        try container.encode(profiles, forKey: .profiles)
+        if !pushTokens.isEmpty { try container.encode(pushTokens, forKey: .pushTokens) }
     }
 }
 

@@ -25,6 +25,9 @@ public typealias Request = EndpointRequest<RequestBody>
 public enum RequestBody: Sendable, Equatable {
     case intent(WidgetIntent)
     case setTimeZone(identifier: String)
+    case registerPushToken(PushTokenRegistration)
+    /// The token, normalized (``WidgetPushToken/normalized(_:)``).
+    case removePushToken(token: String)
     /// A timeline, answered once it reflects every change up to `minimumVersion` when given.
     case timeline(kind: WidgetKind, minimumVersion: UInt64? = nil)
     case snapshot(topicPrefix: String)
@@ -189,6 +192,10 @@ extension RequestBody: RequestBodyCatalog {
         switch type {
         case .setTimeZone:
             self = .setTimeZone(identifier: try container.decode(SetTimeZoneBody.self, forKey: .body).timeZone)
+        case .registerWidgetPushToken:
+            self = .registerPushToken(try PushTokenRegistration(container.decode(RegisterWidgetPushTokenBody.self, forKey: .body)))
+        case .removeWidgetPushToken:
+            self = .removePushToken(token: try WidgetPushToken.normalized(container.decode(RemoveWidgetPushTokenBody.self, forKey: .body).token))
         case .timelineRequest:
             let body = try container.decode(TimelineRequestBody.self, forKey: .body)
             self = .timeline(kind: body.kind, minimumVersion: body.minimumVersion)
@@ -215,9 +222,9 @@ extension RequestBody: RequestBodyCatalog {
             preconditionFailure("\(rawType) is a widget message with no decoder in the catalog")
         case .metricSample, .metricBatch, .metricsStatusRequest:
             throw ProtocolError(.unknownType, "\(rawType) is served by metrics-ingest, not on this endpoint")
-        case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .acknowledgeReply,
+        case .stateReply, .timelineReply, .snapshotReply, .pendingRecordsReply, .profileReply, .pushTokensReply, .acknowledgeReply,
             .pendingUsersReply, .syncReply, .syncStatusReply, .metricsSnapshotReply, .timelineSnapshotReply, .metricsStatusReply, .pong,
-            .error, .stateChanged, .profileChanged, .appForegrounded, .syncCompleted, .metricsChanged, .timelineChanged, .heartbeat:
+            .error, .stateChanged, .profileChanged, .pushTokensChanged, .appForegrounded, .syncCompleted, .metricsChanged, .timelineChanged, .heartbeat:
             throw ProtocolError(.unknownType, "\(rawType) is not a request")
         }
     }

@@ -23,6 +23,14 @@ public enum Topic {
         "\(profilePrefix)\(user)"
     }
 
+    /// Prefix of every push-token event.
+    public static let pushTokensPrefix = "\(statePrefix)push."
+
+    /// `state.push.<user>`: a user's widget push tokens, on the state publisher.
+    public static func pushTokens(user: String) -> String {
+        "\(pushTokensPrefix)\(user)"
+    }
+
     /// `state.foreground.<user>`: the user's app came to the foreground.
     public static func appForegrounded(user: String) -> String {
         "\(statePrefix)foreground.\(user)"

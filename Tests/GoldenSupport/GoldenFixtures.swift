@@ -36,6 +36,17 @@ enum GoldenFixtures {
     static let profileVersion: UInt64 = 40
     /// The version of alice's metrics aggregate (metrics-ingest's sequence).
     static let metricsVersion: UInt64 = 17
+    /// A user's widget push tokens: an iPhone on production covering two kinds, a development
+    /// build's on the sandbox.
+    static let pushTokens = UserPushTokens(
+        user: user,
+        tokens: [
+            WidgetPushToken(
+                token: "5e1f0a7c3b9d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5b7d9f1a3c5e7b9d0f", environment: .production,
+                kinds: [.tensionCheck, .jitter]),
+            WidgetPushToken(token: "0123456789abcdef0123456789abcdef", environment: .sandbox, kinds: [.stressMonitor]),
+        ],
+        version: 48)
 
     static func at(_ offset: TimeInterval) -> Date { now.addingTimeInterval(offset) }
 

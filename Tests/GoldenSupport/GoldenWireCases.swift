@@ -239,6 +239,15 @@ extension GoldenWireCase {
         .request(.updateJitterScores) { GoldenFixtures.jitterScores },
         // Settings, sync, queries
         .request(.setTimeZone) { SetTimeZoneBody(timeZone: GoldenFixtures.newYork) },
+        .request(.registerWidgetPushToken) {
+            RegisterWidgetPushTokenBody(
+                token: GoldenFixtures.pushTokens.tokens[0].token, environment: "production", kinds: ["TensionCheckWidget", "JitterWidget"],
+                replaces: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff")
+        },
+        .request(.registerWidgetPushToken, "first") {
+            RegisterWidgetPushTokenBody(token: GoldenFixtures.pushTokens.tokens[1].token, environment: "sandbox", kinds: ["StressMonitorWidget"])
+        },
+        .request(.removeWidgetPushToken) { RemoveWidgetPushTokenBody(token: GoldenFixtures.pushTokens.tokens[1].token) },
         .request(.appForeground) { EmptyBody() },
         .request(.acknowledgeRecords) { AcknowledgeRecordsBody(records: try world.pendingRecords.map(\.acknowledgement)) },
         .request(.pendingUsersRequest, user: nil) { EmptyBody() },
@@ -273,6 +282,8 @@ extension GoldenWireCase {
                     openURL: try world.jitterOpenURL)
             },
             .reply(.profileReply) { UserProfile(user: user, timeZone: GoldenFixtures.newYork, version: GoldenFixtures.profileVersion) },
+            .reply(.pushTokensReply) { GoldenFixtures.pushTokens },
+            .reply(.pushTokensReply, "empty") { UserPushTokens(user: user, tokens: [], version: 49) },
             .reply(.pendingRecordsReply) { PendingRecordsBody(user: user, records: try world.pendingRecords) },
             .reply(.pendingRecordsReply, "empty") { PendingRecordsBody(user: user, records: []) },
             .reply(.acknowledgeReply) { AcknowledgeReplyBody(user: user, cleared: 2, kept: 1) },
@@ -285,6 +296,9 @@ extension GoldenWireCase {
                         UserProfile(user: user, timeZone: GoldenFixtures.newYork, version: GoldenFixtures.profileVersion),
                         UserProfile(user: "zoë", timeZone: "Europe/Paris", version: 12),
                     ])
+            },
+            .reply(.snapshotReply, "push-tokens", user: nil) {
+                SnapshotBody(epoch: GoldenFixtures.epoch, sequence: 48, states: [], profiles: [], pushTokens: [GoldenFixtures.pushTokens])
             },
             .reply(.snapshotReply, "empty", user: nil) { SnapshotBody(epoch: GoldenFixtures.epoch, sequence: 0, states: []) },
             .timelineReply(TimelineSpec(kind: .tensionCheck, variant: .current, zone: GoldenFixtures.newYork)),
@@ -359,6 +373,11 @@ extension GoldenWireCase {
                 ProfileChangedBody(
                     epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.profileVersion, causedBy: GoldenFixtures.requestID,
                     profile: UserProfile(user: user, timeZone: GoldenFixtures.newYork, version: GoldenFixtures.profileVersion))
+            },
+            .event(.pushTokensChanged) {
+                PushTokensChangedBody(
+                    epoch: GoldenFixtures.epoch, sequence: GoldenFixtures.pushTokens.version, causedBy: GoldenFixtures.requestID,
+                    pushTokens: GoldenFixtures.pushTokens)
             },
             .event(.appForegrounded) { AppForegroundedBody(epoch: GoldenFixtures.epoch, sequence: 47, causedBy: GoldenFixtures.requestID, user: user) },
             .event(.syncCompleted) { SyncCompletedBody(epoch: GoldenFixtures.epoch, sequence: 9, result: syncResult) },

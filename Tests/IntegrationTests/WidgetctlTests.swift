@@ -34,8 +34,50 @@ struct WidgetctlTests {
         #expect(
             Set(subcommands) == [
                 "send", "timeline", "snapshot", "pending", "watch", "sync", "sync-status", "ingest", "metrics-status", "ping", "keygen",
+                "push-token",
             ],
             "widgetctl publishes, reads and makes keys: \(subcommands)")
+    }
+
+    @Test("push-token register and remove: the user's tokens as JSON, kept across a kill -9, and a bad token refused")
+    func pushTokens() throws {
+        let bus = try BusFixture()
+        try bus.start(.intentHandler)
+        let token = String(repeating: "0f", count: 32)
+
+        let registered = try bus.widgetctl(
+            "push-token", "register", "--user", "pat", "--token", token.uppercased(), "--environment", "production",
+            "--kind", "JitterWidget", "--kind", "TensionCheckWidget")
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let tokens = try JSONDecoder().decode(UserPushTokensJSON.self, from: registered.stdoutData)
+        #expect(tokens.user == "pat" && tokens.version > 0)
+        #expect(tokens.tokens.map(\.token) == [token] && tokens.tokens[0].kinds == ["JitterWidget", "TensionCheckWidget"])
+
+        bus.kill9(.intentHandler)
+        try bus.start(.intentHandler)
+        let everyKind = try bus.widgetctl("push-token", "register", "--user", "pat", "--token", String(repeating: "a1", count: 32))
+        let both = try JSONDecoder().decode(UserPushTokensJSON.self, from: everyKind.stdoutData)
+        #expect(both.tokens.map(\.token) == [token, String(repeating: "a1", count: 32)], "the first token outlived a kill -9")
+        #expect(both.tokens[1].environment == "sandbox" && both.tokens[1].kinds.count == 8, "the sandbox and every kind by default")
+
+        let removed = try bus.widgetctl("push-token", "remove", "--user", "pat", "--token", token)
+        #expect(try JSONDecoder().decode(UserPushTokensJSON.self, from: removed.stdoutData).tokens.count == 1)
+
+        let refused = try bus.widgetctl("push-token", "register", "--user", "pat", "--token", "not-hex")
+        #expect(refused.status == 1 && refused.stderr.contains("invalid_push_token"), "\(refused.status) \(refused.stderr)")
+    }
+
+    /// `PushTokensReply`'s body as a script reads it.
+    private struct UserPushTokensJSON: Decodable {
+        struct Token: Decodable {
+            var token: String
+            var environment: String
+            var kinds: [String]
+        }
+
+        var user: String
+        var tokens: [Token]
+        var version: Int
     }
 
     @Test("keygen writes a CURVE pair, the secret for its owner only, and prints the public key, never the secret")

@@ -126,6 +126,14 @@ import WidgetDomain
         ("a level out of range", Harness.payload("RecordTensionIntent", body: #"{"level":4}"#), .invalidLevel),
         ("an unknown check-in", Harness.payload("MarkInterventionDoneIntent", body: #"{"checkInId":"nope"}"#), .unknownCheckIn),
         ("a zone no database knows", Harness.payload("SetTimeZone", body: #"{"timeZone":"Mars/Olympus_Mons"}"#), .invalidTimeZone),
+        ("a push token that is not hex", Harness.payload("RegisterWidgetPushToken", body: pushTokenBody(token: String(repeating: "zz", count: 16))), .invalidPushToken),
+        ("a push token too short", Harness.payload("RegisterWidgetPushToken", body: pushTokenBody(token: "abcd")), .invalidPushToken),
+        ("a push token of odd length", Harness.payload("RegisterWidgetPushToken", body: pushTokenBody(token: String(repeating: "a", count: 33))), .invalidPushToken),
+        ("a replaced token that is not hex", Harness.payload("RegisterWidgetPushToken", body: pushTokenBody(replaces: "nope")), .invalidPushToken),
+        ("an APNs environment that does not exist", Harness.payload("RegisterWidgetPushToken", body: pushTokenBody(environment: "staging")), .invalidField),
+        ("a push token for no kind", Harness.payload("RegisterWidgetPushToken", body: pushTokenBody(kinds: [])), .invalidField),
+        ("a push token for an unknown kind", Harness.payload("RegisterWidgetPushToken", body: pushTokenBody(kinds: ["WeatherWidget"])), .invalidField),
+        ("removing a token that is not hex", Harness.payload("RemoveWidgetPushToken", body: #"{"token":"not-a-token"}"#), .invalidPushToken),
         ("protocol version 2", Data(#"{"version":2,"id":"x","type":"ResetWidgetIntent","user":"ann","sentAt":"2027-01-15T08:00:00Z","body":{}}"#.utf8), .unsupportedVersion),
         ("a payload over the limit", Data(repeating: 0x7B, count: ProtocolLimits.maxPayloadBytes + 1), .payloadTooLarge),
     ]
@@ -160,6 +168,69 @@ import WidgetDomain
 
         let same = harness.process(Harness.payload("SetTimeZone", body: #"{"timeZone":"Europe/Paris"}"#))
         #expect(same.event == nil, "the same zone again changes nothing")
+    }
+
+    static func pushTokenBody(
+        token: String = String(repeating: "ab", count: 32), environment: String = "production", kinds: [String] = ["JitterWidget"],
+        replaces: String? = nil
+    ) -> String {
+        let replacing = replaces.map { #","replaces":"\#($0)""# } ?? ""
+        let kindList = kinds.map { "\"\($0)\"" }.joined(separator: ",")
+        return #"{"token":"\#(token)","environment":"\#(environment)","kinds":[\#(kindList)]\#(replacing)}"#
+    }
+
+    private func pushTokens(_ outcome: IntentProcessor.Outcome, _ harness: Harness) throws -> UserPushTokens {
+        try ReplyDecoding.decode(outcome.reply, as: UserPushTokens.self, codec: harness.codec).get().body
+    }
+
+    @Test func pushTokensAreRegisteredReplacedAndRemovedOnceEach() throws {
+        let harness = try Harness()
+        let phone = String(repeating: "AB", count: 32)
+        let registered = harness.process(Harness.payload("RegisterWidgetPushToken", body: Self.pushTokenBody(token: phone, kinds: ["JitterWidget", "TensionCheckWidget", "JitterWidget"])))
+        let tokens = try pushTokens(registered, harness)
+        #expect(tokens == UserPushTokens(
+            user: "ann",
+            tokens: [WidgetPushToken(token: phone.lowercased(), environment: .production, kinds: [.jitter, .tensionCheck])], version: 1))
+        #expect(tokens.tokens[0].kinds == [.jitter, .tensionCheck], "kinds are kept sorted, each once")
+        let event = try harness.codec.decode(Envelope<PushTokensChangedBody>.self, from: try #require(registered.event).payload)
+        #expect(registered.event?.topic == Topic.pushTokens(user: "ann") && event.body.pushTokens == tokens && event.body.sequence == 1)
+
+        let again = harness.process(Harness.payload("RegisterWidgetPushToken", body: Self.pushTokenBody(token: phone.lowercased(), kinds: ["TensionCheckWidget", "JitterWidget"])))
+        #expect(try again.event == nil && pushTokens(again, harness) == tokens, "the same registration again changes nothing")
+
+        let tablet = String(repeating: "cd", count: 40)
+        _ = harness.process(Harness.payload("RegisterWidgetPushToken", body: Self.pushTokenBody(token: tablet, environment: "sandbox")))
+        let rotated = String(repeating: "ef", count: 32)
+        let replaced = try pushTokens(
+            harness.process(Harness.payload("RegisterWidgetPushToken", body: Self.pushTokenBody(token: rotated, replaces: phone))), harness)
+        #expect(replaced.tokens.map(\.token) == [tablet, rotated], "the replaced token is gone, the new one last")
+        #expect(replaced.version == 3)
+
+        let removed = harness.process(Harness.payload("RemoveWidgetPushToken", body: #"{"token":"\#(tablet.uppercased())"}"#))
+        #expect(try pushTokens(removed, harness).tokens.map(\.token) == [rotated])
+        let absent = harness.process(Harness.payload("RemoveWidgetPushToken", body: #"{"token":"\#(tablet)"}"#))
+        #expect(absent.event == nil, "removing a token the user does not have changes nothing")
+
+        try harness.reopen()
+        let snapshot = harness.process(Harness.payload("SnapshotRequest", user: nil, body: #"{"prefix":"state.push."}"#), on: .snapshot)
+        let body = try ReplyDecoding.decode(snapshot.reply, as: SnapshotBody.self, codec: harness.codec).get().body
+        #expect(body.pushTokens == [UserPushTokens(user: "ann", tokens: [WidgetPushToken(token: rotated, environment: .production, kinds: [.jitter])], version: 4)])
+        #expect(body.states.isEmpty && body.profiles.isEmpty && body.sequence == 4)
+
+        let last = harness.process(Harness.payload("RemoveWidgetPushToken", body: #"{"token":"\#(rotated)"}"#))
+        #expect(try pushTokens(last, harness).tokens.isEmpty && last.event != nil)
+        let emptied = harness.process(Harness.payload("SnapshotRequest", user: nil, body: #"{"prefix":"state."}"#), on: .snapshot)
+        #expect(try ReplyDecoding.decode(emptied.reply, as: SnapshotBody.self, codec: harness.codec).get().body.pushTokens.isEmpty)
+    }
+
+    @Test func aUserKeepsTheirTwentyMostRecentlyRegisteredTokens() throws {
+        let harness = try Harness()
+        let tokens = (0..<(UserPushTokens.maxTokens + 1)).map { String(format: "%064x", $0) }
+        for token in tokens {
+            _ = harness.process(Harness.payload("RegisterWidgetPushToken", body: Self.pushTokenBody(token: token)))
+        }
+        let first = harness.process(Harness.payload("RegisterWidgetPushToken", body: Self.pushTokenBody(token: tokens[1])))
+        #expect(try pushTokens(first, harness).tokens.map(\.token) == Array(tokens[2...]) + [tokens[1]])
     }
 
     @Test func eachEndpointServesItsOwnRequests() throws {

@@ -132,6 +132,14 @@ final class IntentProcessor {
             return try once(request, db) { now, trace in try apply(intent, of: request, db: db, now: now, trace: trace) }
         case .setTimeZone(let identifier):
             return try once(request, db) { now, trace in try setTimeZone(identifier, of: request, db: db, now: now, trace: trace) }
+        case .registerPushToken(let registration):
+            return try once(request, db) { now, trace in
+                try changePushTokens(of: request, db: db, now: now, trace: trace) { $0.registering(registration) }
+            }
+        case .removePushToken(let token):
+            return try once(request, db) { now, trace in
+                try changePushTokens(of: request, db: db, now: now, trace: trace) { $0.removing(token) }
+            }
         case .appForeground:
             return try once(request, db) { now, trace in try appForeground(of: request, db: db, now: now, trace: trace) }
         case .acknowledgeRecords(let acknowledgements):
@@ -305,6 +313,26 @@ final class IntentProcessor {
                 .profileChanged, topic: Topic.profile(user: user), sequence: profile.version, of: request, now: now, trace: trace,
                 body: ProfileChangedBody(epoch: epoch, sequence: profile.version, causedBy: request.id, profile: profile)),
             changes: [.profile(profile)])
+    }
+
+    /// Replaces the user's push tokens with what `change` makes of them and publishes
+    /// `PushTokensChanged`; when that is what they already are, answers with them unchanged.
+    private func changePushTokens(
+        of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?, _ change: (UserPushTokens) -> [WidgetPushToken]
+    ) throws -> Outcome {
+        let user = request.user!
+        let current = try store.pushTokens(db, user: user) ?? UserPushTokens(user: user, tokens: [], version: 0)
+        let tokens = change(current)
+        guard tokens != current.tokens else {
+            return Outcome(reply: try codec.reply(to: request.id, user: user, type: .pushTokensReply, body: current, now: now))
+        }
+        let changed = UserPushTokens(user: user, tokens: tokens, version: nextSequence())
+        try store.savePushTokens(db, changed)
+        return Outcome(
+            reply: try codec.reply(to: request.id, user: user, type: .pushTokensReply, body: changed, now: now),
+            event: try event(
+                .pushTokensChanged, topic: Topic.pushTokens(user: user), sequence: changed.version, of: request, now: now, trace: trace,
+                body: PushTokensChangedBody(epoch: epoch, sequence: changed.version, causedBy: request.id, pushTokens: changed)))
     }
 
     /// The event `request` caused, in `trace`: the request's, continued by its span.

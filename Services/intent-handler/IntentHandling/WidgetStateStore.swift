@@ -53,6 +53,14 @@ final class WidgetStateStore {
                     CREATE INDEX pending_record_age ON pending_record (pending_since);
                     """)
         }
+        // Each user's widget push tokens, as one JSON array: they are read and written together.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE user_push_tokens (
+                        user TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL, tokens BLOB NOT NULL) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 
@@ -97,6 +105,25 @@ final class WidgetStateStore {
             .execute(arguments: [profile.user, profile.timeZone, profile.version])
     }
 
+    func pushTokens(_ db: Database, user: String) throws -> UserPushTokens? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT user, version, tokens FROM user_push_tokens WHERE user = ?"), arguments: [user])
+            .map(pushTokens(in:))
+    }
+
+    private func pushTokens(in row: Row) throws -> UserPushTokens {
+        UserPushTokens(user: row["user"], tokens: try codec.decode([WidgetPushToken].self, from: row["tokens"]), version: row["version"])
+    }
+
+    /// Stores a user's tokens; a user left with none has no row (and no entry in snapshots).
+    func savePushTokens(_ db: Database, _ pushTokens: UserPushTokens) throws {
+        if pushTokens.tokens.isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM user_push_tokens WHERE user = ?").execute(arguments: [pushTokens.user])
+        } else {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO user_push_tokens (user, version, tokens) VALUES (?, ?, ?)")
+                .execute(arguments: [pushTokens.user, pushTokens.version, try codec.encode(pushTokens.tokens)])
+        }
+    }
+
     /// Inserts or replaces a pending record; `revision` tells a later sync acknowledgement
     /// whether it acknowledged this version of the record or an older one. A record already
     /// pending keeps the date it first became pending.
@@ -119,8 +146,8 @@ final class WidgetStateStore {
         }
     }
 
-    /// Every state and profile whose topic starts with `topicPrefix`, with the sequence they are
-    /// current at in the publisher's `epoch`.
+    /// Every state, profile and user's push tokens whose topic starts with `topicPrefix`, with the
+    /// sequence they are current at in the publisher's `epoch`.
     func snapshot(_ db: Database, topicPrefix: String, epoch: String) throws -> SnapshotBody {
         // Filtered by topic before decoding: a follower that asks for profiles reads no state.
         let records = try Row.fetchAll(db, sql: "SELECT user, app, record FROM widget_state ORDER BY user, app")
@@ -129,7 +156,10 @@ final class WidgetStateStore {
         let profiles = try Row.fetchAll(db, sql: "SELECT user, time_zone, version FROM user_profile ORDER BY user")
             .map { UserProfile(user: $0["user"], timeZone: $0["time_zone"], version: $0["version"]) }
             .filter { Topic.profile(user: $0.user).hasPrefix(topicPrefix) }
-        return SnapshotBody(epoch: epoch, sequence: try lastSequence(db), states: records, profiles: profiles)
+        let pushTokens = try Row.fetchAll(db, sql: "SELECT user, version, tokens FROM user_push_tokens ORDER BY user")
+            .filter { Topic.pushTokens(user: $0["user"]).hasPrefix(topicPrefix) }
+            .map(pushTokens(in:))
+        return SnapshotBody(epoch: epoch, sequence: try lastSequence(db), states: records, profiles: profiles, pushTokens: pushTokens)
     }
 
     func pendingRecords(_ db: Database, user: String) throws -> [RevisedRecord] {

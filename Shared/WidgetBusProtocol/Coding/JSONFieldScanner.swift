@@ -77,6 +77,14 @@ public struct JSONFieldScanner {
         return elements?.map { JSONFieldScanner(bytes: bytes, range: $0) }
     }
 
+    /// Every field of the object but `key`, in the order they appear: each key's bytes (between
+    /// its quotes) and its value's bytes, as encoded. What an object says besides one field — a
+    /// timeline entry's content without its date — to compare or digest without decoding it.
+    public func encodedFields(excluding key: String) -> [(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] {
+        let excluded = key.utf8
+        return fields.filter { !bytes[$0.key].elementsEqual(excluded) }.map { (bytes[$0.key], bytes[$0.value]) }
+    }
+
     /// The whole number under `key`; nil when absent or not a non-negative integer.
     public func unsignedInteger(_ key: String) -> UInt64? {
         guard let value = valueRange(of: key), bytes[value].first != UInt8(ascii: "-") else { return nil }
