@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
@@ -148,6 +149,16 @@ let package = Package(
             path: "Services/metrics-ingest/MetricsIngest"
         ),
         .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest"], path: "Services/metrics-ingest/Main"),
+        // push-gateway's logic: which device to wake with a WidgetKit push, and when (pure, on
+        // an injected date; swift-crypto for the digests of what a timeline shows).
+        .target(
+            name: "PushGateway",
+            dependencies: [
+                "ServiceSupport", "WidgetBusProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/push-gateway/PushGateway"
+        ),
         .target(
             name: "WidgetctlCommands",
             dependencies: [
@@ -216,6 +227,9 @@ let package = Package(
                 "SyncAgent", "IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        .testTarget(
+            name: "PushGatewayTests",
+            dependencies: ["PushGateway", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain"]),
         .testTarget(
             name: "MetricsIngestUnitTests",
             dependencies: [

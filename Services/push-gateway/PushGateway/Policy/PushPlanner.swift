@@ -1,0 +1,112 @@
+import Foundation
+import ServiceSupport
+import WidgetBusProtocol
+
+/// push-gateway's decisions without its I/O: which device to push, and when. It is told of every
+/// timeline timeline-service publishes and of every user's push tokens, and answers with the
+/// pushes due at a date. Everything it decides from is a value here, so a test drives it with
+/// dates of its own; the service around it follows the bus, stores what changed and sends.
+///
+/// The device is modelled as holding the last timeline published for each of its widgets (it
+/// reloads whenever it is pushed or its timeline's policy says so, and gets the latest then). A
+/// timeline whose content differs from that one's, before that one's reload date, is a change;
+/// a change is pushed to every token of the user that covers the widget's kind, on each token's
+/// ``TokenPushSchedule``.
+public struct PushPlanner {
+    /// One push to send: the token and the APNs it belongs to.
+    public struct Push: Equatable, Sendable {
+        public var token: String
+        public var environment: APNsEnvironment
+    }
+
+    public let budget: PushBudget
+    /// The last timeline published for each widget.
+    public private(set) var shown: [WidgetReplicas.Widget: ShownTimeline]
+    /// Every token's schedule, while it has one.
+    public private(set) var schedules: [String: TokenPushSchedule]
+    /// Each user's tokens.
+    private var tokensByUser: [String: [WidgetPushToken]] = [:]
+    /// The users holding each token (a shared device can hold it for two accounts).
+    private var holders: [String: Set<String>] = [:]
+    private var dueDates = RefreshSchedule<String>()
+
+    /// Starts from what was stored: the timelines last seen and the schedules kept.
+    public init(budget: PushBudget, shown: [WidgetReplicas.Widget: ShownTimeline] = [:], schedules: [String: TokenPushSchedule] = [:]) {
+        self.budget = budget
+        self.shown = shown
+        self.schedules = schedules
+        for (token, schedule) in schedules {
+            if let due = schedule.due { dueDates.schedule(token, at: due) }
+        }
+    }
+
+    /// A timeline was published for `widget`, and the gateway learnt of it at `now`. Returns the
+    /// tokens whose schedule changed. A widget seen for the first time is only remembered: what
+    /// its device shows is unknown, and at the gateway's first start every widget is new.
+    public mutating func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at now: Date) -> [String] {
+        let previous = shown.updateValue(timeline, forKey: widget)
+        guard let previous, previous.showsOtherContent(than: timeline) else { return [] }
+        var changed: [String] = []
+        for token in tokensByUser[widget.user] ?? [] where token.covers(widget.kind) {
+            var schedule = schedules[token.token] ?? TokenPushSchedule()
+            switch schedule.changed(at: now, widgetReloadsAt: previous.reloadDate, budget: budget) {
+            case .scheduled(let due):
+                dueDates.schedule(token.token, at: due)
+            case .joined:
+                break
+            case .coveredByTimeline:
+                continue
+            }
+            schedules[token.token] = schedule
+            changed.append(token.token)
+        }
+        return changed
+    }
+
+    /// `user`'s tokens are now `tokens`. Returns the tokens no user holds any more: their
+    /// schedules are gone, and a push to them is not sent.
+    public mutating func tokensChanged(user: String, _ tokens: [WidgetPushToken]) -> [String] {
+        let before = Set((tokensByUser[user] ?? []).map(\.token))
+        tokensByUser[user] = tokens.isEmpty ? nil : tokens
+        for token in tokens { holders[token.token, default: []].insert(user) }
+        var gone: [String] = []
+        for token in before.subtracting(tokens.map(\.token)) {
+            holders[token]?.remove(user)
+            if holders[token]?.isEmpty ?? true {
+                holders[token] = nil
+                if schedules.removeValue(forKey: token) != nil { gone.append(token) }
+            }
+        }
+        return gone
+    }
+
+    /// The pushes to send at `now`, each then in flight on its schedule (``TokenPushSchedule/takeDue(at:)``).
+    public mutating func takeDue(at now: Date) -> [Push] {
+        dueDates.takeDue(now: now).compactMap { token in
+            guard var schedule = schedules[token], let environment = environment(of: token) else { return nil }
+            let send = schedule.takeDue(at: now)
+            schedules[token] = schedule
+            return send ? Push(token: token, environment: environment) : nil
+        }
+    }
+
+    /// When ``takeDue(at:)`` next has something to do; nil when no push waits.
+    public var nextDue: Date? { dueDates.nextDue }
+
+    /// APNs answered `token`'s push: delivered, or refused for good.
+    public mutating func answered(_ token: String) {
+        schedules[token]?.answered()
+    }
+
+    /// `token`'s push was not delivered; it goes again at `retryAt` (``TokenPushSchedule/retry(at:)``).
+    public mutating func retry(_ token: String, at retryAt: Date) {
+        guard var schedule = schedules[token] else { return }
+        schedule.retry(at: retryAt)
+        schedules[token] = schedule
+        if let due = schedule.due { dueDates.schedule(token, at: due) }
+    }
+
+    private func environment(of token: String) -> APNsEnvironment? {
+        holders[token]?.lazy.compactMap { tokensByUser[$0]?.first { $0.token == token }?.environment }.first
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import PushGateway
+import ServiceSupport
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+
+/// push-gateway's decisions over many widgets and tokens: who is pushed for a change, and when.
+@Suite("Push planner")
+struct PushPlannerTests {
+    static let budget = PushBudget(coalescingDelay: 10, minimumInterval: 300, dailyLimit: 24)
+    static let at = TokenPushScheduleTests.at
+    static let phone = WidgetPushToken(token: String(repeating: "aa", count: 32), environment: .production, kinds: [.tensionCheck, .jitter])
+    static let tablet = WidgetPushToken(token: String(repeating: "bb", count: 32), environment: .sandbox, kinds: [.jitter])
+    static let tension = WidgetReplicas.Widget(user: "ann", kind: .tensionCheck)
+    static let jitter = WidgetReplicas.Widget(user: "ann", kind: .jitter)
+
+    /// A planner changed through a reference: `#expect` cannot call a mutating method of a local variable.
+    final class Planner {
+        var value: PushPlanner
+
+        init(_ value: PushPlanner = PushPlanner(budget: PushPlannerTests.budget)) { self.value = value }
+
+        func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at date: Date) -> [String] {
+            value.published(timeline, for: widget, at: date)
+        }
+
+        func tokensChanged(user: String, _ tokens: [WidgetPushToken]) -> [String] { value.tokensChanged(user: user, tokens) }
+        func takeDue(at date: Date) -> [PushPlanner.Push] { value.takeDue(at: date) }
+    }
+
+    /// What a widget shows: `content` from `generatedAt` on, never reloading by itself unless `reload` says.
+    static func showing(_ content: UInt64, from generatedAt: TimeInterval = 0, reload: TimeInterval? = nil) -> ShownTimeline {
+        ShownTimeline(
+            generatedAt: at(generatedAt), entries: [.init(date: at(generatedAt), content: content)], reloadDate: reload.map(at))
+    }
+
+    @Test func aChangeIsPushedToEveryTokenOfTheUserThatCoversTheKindAndNoOther() {
+        let planner = Planner()
+        #expect(planner.tokensChanged(user: "ann", [Self.phone, Self.tablet]).isEmpty)
+        #expect(planner.published(Self.showing(1), for: Self.jitter, at: Self.at(0)).isEmpty, "first seen: only remembered")
+        #expect(planner.published(Self.showing(1), for: Self.tension, at: Self.at(0)).isEmpty)
+        #expect(planner.published(Self.showing(1), for: WidgetReplicas.Widget(user: "bob", kind: .jitter), at: Self.at(0)).isEmpty)
+
+        #expect(Set(planner.published(Self.showing(2, from: 60), for: Self.jitter, at: Self.at(60))) == [Self.phone.token, Self.tablet.token])
+        #expect(planner.published(Self.showing(2, from: 60), for: Self.tension, at: Self.at(61)) == [Self.phone.token], "the tablet has no Tension Check widget")
+        #expect(planner.published(Self.showing(2, from: 62), for: WidgetReplicas.Widget(user: "bob", kind: .jitter), at: Self.at(62)).isEmpty, "bob has no token")
+
+        #expect(planner.value.nextDue == Self.at(70))
+        #expect(planner.takeDue(at: Self.at(69)).isEmpty)
+        let pushes = planner.takeDue(at: Self.at(70))
+        #expect(Set(pushes.map(\.token)) == [Self.phone.token, Self.tablet.token], "one push each, for three changes")
+        #expect(pushes.first { $0.token == Self.tablet.token }?.environment == .sandbox)
+        #expect(planner.takeDue(at: Self.at(1_000)).isEmpty)
+
+        // APNs took the phone's push; the tablet's is to be retried (a 429).
+        planner.value.answered(Self.phone.token)
+        planner.value.retry(Self.tablet.token, at: Self.at(100))
+        #expect(planner.value.nextDue == Self.at(100))
+        #expect(planner.takeDue(at: Self.at(100)).map(\.token) == [Self.tablet.token])
+    }
+
+    @Test func aTimelineBuiltAgainWithTheSameContentPushesNothing() {
+        let planner = Planner()
+        _ = planner.tokensChanged(user: "ann", [Self.phone])
+        _ = planner.published(Self.showing(1, reload: 600), for: Self.jitter, at: Self.at(0))
+        #expect(planner.published(Self.showing(1, from: 300, reload: 900), for: Self.jitter, at: Self.at(300)).isEmpty)
+        #expect(planner.published(Self.showing(1, from: 900, reload: 1_500), for: Self.jitter, at: Self.at(900)).isEmpty, "the refresh at its reload")
+        #expect(planner.value.nextDue == nil)
+    }
+
+    @Test func aRemovedTokenIsNotPushedAndASharedTokenLastsUntilItsLastUserRemovesIt() {
+        let planner = Planner()
+        _ = planner.tokensChanged(user: "ann", [Self.phone])
+        _ = planner.tokensChanged(user: "bob", [Self.phone])
+        _ = planner.published(Self.showing(1), for: Self.jitter, at: Self.at(0))
+        _ = planner.published(Self.showing(2, from: 1), for: Self.jitter, at: Self.at(1))
+        #expect(planner.tokensChanged(user: "ann", []).isEmpty, "bob still holds it")
+        #expect(planner.takeDue(at: Self.at(11)).map(\.token) == [Self.phone.token])
+
+        _ = planner.published(Self.showing(3, from: 20), for: Self.jitter, at: Self.at(20))  // ann's: no longer pushed
+        let bob = WidgetReplicas.Widget(user: "bob", kind: .jitter)
+        _ = planner.published(Self.showing(1), for: bob, at: Self.at(20))
+        #expect(planner.published(Self.showing(2, from: 21), for: bob, at: Self.at(21)) == [Self.phone.token])
+        #expect(planner.tokensChanged(user: "bob", []) == [Self.phone.token])
+        #expect(planner.takeDue(at: Self.at(1_000)).isEmpty, "a push due to a removed token is not sent")
+    }
+
+    @Test func schedulesStoredBeforeARestartAreDueAfterIt() throws {
+        let planner = Planner()
+        _ = planner.tokensChanged(user: "ann", [Self.phone])
+        _ = planner.published(Self.showing(1), for: Self.jitter, at: Self.at(0))
+        _ = planner.published(Self.showing(2, from: 1), for: Self.jitter, at: Self.at(1))
+
+        let restarted = Planner(PushPlanner(budget: Self.budget, shown: planner.value.shown, schedules: planner.value.schedules))
+        _ = restarted.tokensChanged(user: "ann", [Self.phone])
+        #expect(restarted.value.nextDue == Self.at(11))
+        #expect(restarted.takeDue(at: Self.at(11)).map(\.token) == [Self.phone.token])
+        #expect(restarted.published(Self.showing(2, from: 12), for: Self.jitter, at: Self.at(12)).isEmpty, "what was shown was kept")
+    }
+}
