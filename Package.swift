@@ -150,7 +150,8 @@ let package = Package(
         ),
         .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest"], path: "Services/metrics-ingest/Main"),
         // push-gateway's logic: which device to wake with a WidgetKit push, and when (pure, on
-        // an injected date; swift-crypto for the digests of what a timeline shows).
+        // an injected date), and what APNs needs (swift-crypto: digests of what a timeline shows,
+        // the ES256 provider token).
         .target(
             name: "PushGateway",
             dependencies: [
@@ -229,7 +230,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "PushGatewayTests",
-            dependencies: ["PushGateway", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain"]),
+            dependencies: [
+                "PushGateway", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "MetricsIngestUnitTests",
             dependencies: [
