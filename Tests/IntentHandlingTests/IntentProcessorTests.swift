@@ -221,6 +221,8 @@ import WidgetDomain
         #expect(try pushTokens(last, harness).tokens.isEmpty && last.event != nil)
         let emptied = harness.process(Harness.payload("SnapshotRequest", user: nil, body: #"{"prefix":"state."}"#), on: .snapshot)
         #expect(try ReplyDecoding.decode(emptied.reply, as: SnapshotBody.self, codec: harness.codec).get().body.pushTokens.isEmpty)
+        let none = harness.process(Harness.payload("RemoveWidgetPushToken", body: #"{"token":"\#(rotated)"}"#))
+        #expect(try pushTokens(none, harness).version == 5, "the version of the last change, not back to 0")
     }
 
     @Test func aUserKeepsTheirTwentyMostRecentlyRegisteredTokens() throws {

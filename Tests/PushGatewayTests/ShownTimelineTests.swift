@@ -43,6 +43,27 @@ struct ShownTimelineTests {
         #expect(!first.showsOtherContent(than: try Self.shown(generatedAt: 700, [(700, .picker)], reloadAfter: 3_600)))
     }
 
+    /// `state`'s timeline of `kind` built at `seconds` from the start, as timeline-service publishes it.
+    static func built(_ state: WidgetState, _ kind: WidgetKind, at seconds: TimeInterval) throws -> ShownTimeline {
+        let now = start.addingTimeInterval(seconds)
+        let body = TimelineBody(
+            kind: kind, user: "ann", stateVersion: 1, timeZone: "UTC", generatedAt: now, timeline: state.timeline(for: kind, now: now, timeZone: .gmt))
+        return try #require(ShownTimeline(timelineBody: JSONFieldScanner(try WireCodec().encode(body))))
+    }
+
+    @Test(arguments: WidgetKind.allCases)
+    func theSameDataBuiltAgainLaterIsNoChangeForEveryKind(kind: WidgetKind) throws {
+        var context = ReduceContext(now: Self.start, timeZone: .gmt, random: RandomSource(SeededRandom(seed: 7)))
+        var state = WidgetState.initial(for: kind.app)
+        if kind.app == .jitter {  // a drink in progress: entries every 10 s from the build, each with its elapsed time
+            state = try state.reduce(.jitter(.startDrink), context: &context).state
+        }
+        let first = try Self.built(state, kind, at: 1)
+        for later in [4.0, 15, 61] where first.reloadDate.map({ Self.start.addingTimeInterval(later) < $0 }) ?? true {
+            #expect(!first.showsOtherContent(than: try Self.built(state, kind, at: later)), "\(kind.rawValue) rebuilt at \(later) s")
+        }
+    }
+
     @Test func otherContentAtAnyMomentBeforeTheReloadIsAChange() throws {
         let first = try Self.shown([(0, .picker)], reloadAfter: 3_600)
         #expect(first.showsOtherContent(than: try Self.shown(generatedAt: 60, [(60, Self.done), (600, .picker)])), "at once")

@@ -21,7 +21,7 @@ struct TokenPushScheduleTests {
 
         func takeDue(at date: Date) -> Bool { value.takeDue(at: date) }
         func answered() { value.answered() }
-        func retry(at date: Date) { value.retry(at: date) }
+        func retry(at date: Date) { value.retry(at: date, budget: TokenPushScheduleTests.budget) }
     }
 
     @Test func aChangeIsPushedOnceAfterTheCoalescingDelay() {
@@ -72,6 +72,19 @@ struct TokenPushScheduleTests {
         #expect(schedule.value.sent == [Self.at(10), Self.at(310), Self.at(610)], "each the interval after the one before")
         // A fourth change waits until the first push of the three leaves the 24 hours.
         #expect(schedule.changed(at: now, widgetReloadsAt: nil) == .scheduled(Self.at(10 + PushBudget.day)))
+        #expect(!schedule.takeDue(at: Self.at(9 + PushBudget.day)) && schedule.takeDue(at: Self.at(10 + PushBudget.day)))
+        #expect(schedule.value.sent == [Self.at(310), Self.at(610), Self.at(10 + PushBudget.day)], "a push a day old stops counting")
+    }
+
+    @Test func noSecondPushIsSentWhileOneIsInFlight() {
+        let schedule = Token()
+        _ = schedule.changed(at: Self.at(0), widgetReloadsAt: nil)
+        #expect(schedule.takeDue(at: Self.at(10)))
+        _ = schedule.changed(at: Self.at(11), widgetReloadsAt: nil)
+        #expect(!schedule.takeDue(at: Self.at(310)), "the first is not answered yet")
+        schedule.answered()
+        #expect(schedule.takeDue(at: Self.at(311)))
+        #expect(schedule.value.sent == [Self.at(10), Self.at(311)])
     }
 
     @Test func aChangeTheWidgetsOwnReloadCoversIsNotPushed() {
@@ -101,9 +114,9 @@ struct TokenPushScheduleTests {
         _ = schedule.changed(at: Self.at(12), widgetReloadsAt: nil)
         schedule.retry(at: Self.at(40))
         #expect(schedule.value.sent.isEmpty && schedule.value.inFlight == nil)
-        // The change during the flight was due at 310 (the interval from the failed push): the
-        // retry carries both, at the later of the two dates.
-        #expect(schedule.value.pending?.due == Self.at(310) && schedule.value.pending?.helpsUntil == nil)
+        // The change during the flight was due at 310, the interval from the failed push; that
+        // push no longer counts, so the retry carries both at the retry date.
+        #expect(schedule.value.pending?.due == Self.at(40) && schedule.value.pending?.helpsUntil == nil)
 
         let alone = Token()
         _ = alone.changed(at: Self.at(0), widgetReloadsAt: Self.at(600))

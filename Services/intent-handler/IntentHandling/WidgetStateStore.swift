@@ -114,14 +114,11 @@ final class WidgetStateStore {
         UserPushTokens(user: row["user"], tokens: try codec.decode([WidgetPushToken].self, from: row["tokens"]), version: row["version"])
     }
 
-    /// Stores a user's tokens; a user left with none has no row (and no entry in snapshots).
+    /// Stores a user's tokens. A user left with none keeps the row, so the version of that change
+    /// is what later replies report, but has no entry in snapshots.
     func savePushTokens(_ db: Database, _ pushTokens: UserPushTokens) throws {
-        if pushTokens.tokens.isEmpty {
-            try db.cachedStatement(sql: "DELETE FROM user_push_tokens WHERE user = ?").execute(arguments: [pushTokens.user])
-        } else {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO user_push_tokens (user, version, tokens) VALUES (?, ?, ?)")
-                .execute(arguments: [pushTokens.user, pushTokens.version, try codec.encode(pushTokens.tokens)])
-        }
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO user_push_tokens (user, version, tokens) VALUES (?, ?, ?)")
+            .execute(arguments: [pushTokens.user, pushTokens.version, try codec.encode(pushTokens.tokens)])
     }
 
     /// Inserts or replaces a pending record; `revision` tells a later sync acknowledgement
@@ -158,7 +155,7 @@ final class WidgetStateStore {
             .filter { Topic.profile(user: $0.user).hasPrefix(topicPrefix) }
         let pushTokens = try Row.fetchAll(db, sql: "SELECT user, version, tokens FROM user_push_tokens ORDER BY user")
             .filter { Topic.pushTokens(user: $0["user"]).hasPrefix(topicPrefix) }
-            .map(pushTokens(in:))
+            .map(pushTokens(in:)).filter { !$0.tokens.isEmpty }
         return SnapshotBody(epoch: epoch, sequence: try lastSequence(db), states: records, profiles: profiles, pushTokens: pushTokens)
     }
 

@@ -77,12 +77,12 @@ public struct JSONFieldScanner {
         return elements?.map { JSONFieldScanner(bytes: bytes, range: $0) }
     }
 
-    /// Every field of the object but `key`, in the order they appear: each key's bytes (between
-    /// its quotes) and its value's bytes, as encoded. What an object says besides one field — a
-    /// timeline entry's content without its date — to compare or digest without decoding it.
-    public func encodedFields(excluding key: String) -> [(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] {
-        let excluded = key.utf8
-        return fields.filter { !bytes[$0.key].elementsEqual(excluded) }.map { (bytes[$0.key], bytes[$0.value]) }
+    /// Every field of the object but those under `keys`, in the order they appear: each key's
+    /// bytes (between its quotes) and its value's bytes, as encoded. What an object says besides a
+    /// few fields — a timeline entry's content without its dates — to compare or digest without
+    /// decoding it.
+    public func encodedFields(excluding keys: [String]) -> [(key: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] {
+        fields.filter { field in !keys.contains { bytes[field.key].elementsEqual($0.utf8) } }.map { (bytes[$0.key], bytes[$0.value]) }
     }
 
     /// The whole number under `key`; nil when absent or not a non-negative integer.

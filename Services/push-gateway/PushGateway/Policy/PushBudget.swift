@@ -10,10 +10,12 @@ public struct PushBudget: Sendable, Equatable {
     public var coalescingDelay: TimeInterval
     /// The shortest time between two pushes to one token; changes within it join the push at its end.
     public var minimumInterval: TimeInterval
-    /// The most pushes to one token in any 24 hours.
+    /// The most pushes to one token in any 24 hours; at least 1.
     public var dailyLimit: Int
 
+    /// - Precondition: `dailyLimit >= 1` (a gateway that may not push at all is not configured).
     public init(coalescingDelay: TimeInterval = 10, minimumInterval: TimeInterval = 300, dailyLimit: Int = 24) {
+        precondition(dailyLimit >= 1, "a daily limit of \(dailyLimit) pushes allows none")
         self.coalescingDelay = coalescingDelay
         self.minimumInterval = minimumInterval
         self.dailyLimit = dailyLimit

@@ -30,12 +30,20 @@ public struct PushPlanner {
     private var holders: [String: Set<String>] = [:]
     private var dueDates = RefreshSchedule<String>()
 
-    /// Starts from what was stored: the timelines last seen and the schedules kept.
-    public init(budget: PushBudget, shown: [WidgetReplicas.Widget: ShownTimeline] = [:], schedules: [String: TokenPushSchedule] = [:]) {
+    /// Starts at `now` from what was stored: the timelines last seen and the schedules kept. A
+    /// push that was in flight when the gateway stopped is due again at once
+    /// (``TokenPushSchedule/retry(at:budget:)``).
+    public init(
+        budget: PushBudget, now: Date, shown: [WidgetReplicas.Widget: ShownTimeline] = [:], schedules: [String: TokenPushSchedule] = [:]
+    ) {
         self.budget = budget
         self.shown = shown
         self.schedules = schedules
-        for (token, schedule) in schedules {
+        for (token, var schedule) in schedules {
+            if schedule.inFlight != nil {
+                schedule.retry(at: now, budget: budget)
+                self.schedules[token] = schedule
+            }
             if let due = schedule.due { dueDates.schedule(token, at: due) }
         }
     }
@@ -44,6 +52,9 @@ public struct PushPlanner {
     /// tokens whose schedule changed. A widget seen for the first time is only remembered: what
     /// its device shows is unknown, and at the gateway's first start every widget is new.
     public mutating func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at now: Date) -> [String] {
+        // A timeline with the same content replaces the one remembered too, though the device may
+        // still hold the older one: they show the same, and the newer's reload date is at worst
+        // later, which can only make a change look worth a push when it was not.
         let previous = shown.updateValue(timeline, forKey: widget)
         guard let previous, previous.showsOtherContent(than: timeline) else { return [] }
         var changed: [String] = []
@@ -61,6 +72,20 @@ public struct PushPlanner {
             changed.append(token.token)
         }
         return changed
+    }
+
+    /// Every user's tokens, as a snapshot of them says: replaces all that was known. Returns the
+    /// tokens no user holds any more (with those removed while the gateway was stopped): their
+    /// schedules are gone.
+    public mutating func replaceTokens(_ all: [UserPushTokens]) -> [String] {
+        tokensByUser = Dictionary(all.filter { !$0.tokens.isEmpty }.map { ($0.user, $0.tokens) }) { $1 }
+        holders = [:]
+        for (user, tokens) in tokensByUser {
+            for token in tokens { holders[token.token, default: []].insert(user) }
+        }
+        let gone = schedules.keys.filter { holders[$0] == nil }
+        for token in gone { schedules[token] = nil }
+        return gone.sorted()
     }
 
     /// `user`'s tokens are now `tokens`. Returns the tokens no user holds any more: their
@@ -81,9 +106,15 @@ public struct PushPlanner {
     }
 
     /// The pushes to send at `now`, each then in flight on its schedule (``TokenPushSchedule/takeDue(at:)``).
+    /// Asked only once the tokens are known (``replaceTokens(_:)``): a token no user holds has no
+    /// schedule left.
     public mutating func takeDue(at now: Date) -> [Push] {
         dueDates.takeDue(now: now).compactMap { token in
-            guard var schedule = schedules[token], let environment = environment(of: token) else { return nil }
+            guard var schedule = schedules[token] else { return nil }
+            guard let environment = environment(of: token) else {
+                schedules[token] = nil
+                return nil
+            }
             let send = schedule.takeDue(at: now)
             schedules[token] = schedule
             return send ? Push(token: token, environment: environment) : nil
@@ -98,10 +129,10 @@ public struct PushPlanner {
         schedules[token]?.answered()
     }
 
-    /// `token`'s push was not delivered; it goes again at `retryAt` (``TokenPushSchedule/retry(at:)``).
+    /// `token`'s push was not delivered; it goes again at `retryAt` (``TokenPushSchedule/retry(at:budget:)``).
     public mutating func retry(_ token: String, at retryAt: Date) {
         guard var schedule = schedules[token] else { return }
-        schedule.retry(at: retryAt)
+        schedule.retry(at: retryAt, budget: budget)
         schedules[token] = schedule
         if let due = schedule.due { dueDates.schedule(token, at: due) }
     }

@@ -9,7 +9,7 @@ import WidgetBusProtocol
 public struct ShownTimeline: Codable, Sendable, Equatable {
     public struct Entry: Codable, Sendable, Equatable {
         public var date: Date
-        /// The first 8 bytes of the SHA-256 of the entry's fields other than `date`.
+        /// The first 8 bytes of the SHA-256 of the entry's fields but its ``clockFields``.
         public var content: UInt64
 
         public init(date: Date, content: UInt64) {
@@ -31,6 +31,12 @@ public struct ShownTimeline: Codable, Sendable, Equatable {
         self.reloadDate = reloadDate
     }
 
+    /// The entry fields that follow from when the timeline was built, not from the user's data:
+    /// the entry's own `date`, TenX's `generatedAt` and a Jitter drink's `elapsed` and
+    /// `elapsedSeconds` (which its `sessionStartTime` and the entry's date already say). Two
+    /// builds of the same data differ in them alone, so they are not content.
+    public static let clockFields = ["date", "generatedAt", "elapsed", "elapsedSeconds"]
+
     /// Reads a `TimelineBody` as timeline-service encoded it (PROTOCOL §7.6); nil when it is not one.
     public init?(timelineBody body: JSONFieldScanner) {
         guard let generatedAt = body.date("generatedAt"), let entries = body.objects(inArray: "entries") else { return nil }
@@ -38,7 +44,7 @@ public struct ShownTimeline: Codable, Sendable, Equatable {
         shown.reserveCapacity(entries.count)
         for entry in entries {
             guard let date = entry.date("date") else { return nil }
-            shown.append(Entry(date: date, content: Self.digest(entry.encodedFields(excluding: "date"))))
+            shown.append(Entry(date: date, content: Self.digest(entry.encodedFields(excluding: Self.clockFields))))
         }
         self.init(generatedAt: generatedAt, entries: shown, reloadDate: body.date("validUntil"))
     }

@@ -6,9 +6,9 @@ import Foundation
 /// count against the budget.
 ///
 /// The rule:
-/// - A change schedules a push at the earliest of: the change plus the coalescing delay, the
-///   last push plus the minimum interval, and the moment the last 24 hours hold fewer pushes than
-///   the daily limit. Changes before that join it: one push, whatever their number.
+/// - A change schedules a push at the latest of: the change plus the coalescing delay, the last
+///   push plus the minimum interval, and the moment the last 24 hours hold fewer pushes than the
+///   daily limit. Changes before that join it: one push, whatever their number.
 /// - A change is not pushed when the widget it changed reloads by itself (its timeline's policy)
 ///   no later than the push could go: the device gets the new timeline then anyway, and the push
 ///   would only spend budget. A push whose every change is covered so by the time it falls due is
@@ -65,11 +65,11 @@ public struct TokenPushSchedule: Codable, Sendable, Equatable {
         return .scheduled(due)
     }
 
-    /// At `now`, whether to send the waiting push: true when it is due and still brings
-    /// something (it is then in flight and counts against the budget); a due push whose widgets
-    /// all reloaded by themselves since is dropped.
+    /// At `now`, whether to send the waiting push: true when it is due, no other is in flight and
+    /// it still brings something (it is then in flight and counts against the budget); a due push
+    /// whose widgets all reloaded by themselves since is dropped.
     public mutating func takeDue(at now: Date) -> Bool {
-        guard let pending, pending.due <= now else { return false }
+        guard inFlight == nil, let pending, pending.due <= now else { return false }
         self.pending = nil
         guard !Self.reloads(by: pending.helpsUntil, before: now) else { return false }
         inFlight = InFlight(sentAt: now, helpsUntil: pending.helpsUntil)
@@ -84,17 +84,17 @@ public struct TokenPushSchedule: Codable, Sendable, Equatable {
         inFlight = nil
     }
 
-    /// The push in flight was not delivered and is to be sent again at `retryAt`, with any change
-    /// that came meanwhile; it no longer counts against the budget. A push in flight when the
-    /// gateway stopped goes the same way, at once: it may or may not have reached APNs, and a
-    /// widget reloaded twice costs one reload of budget where a widget left stale until its next
-    /// reload costs its user the change.
-    public mutating func retry(at retryAt: Date) {
+    /// The push in flight was not delivered and is to be sent again at `retryAt` (or later, if
+    /// the budget says so), with any change that came meanwhile; it no longer counts against the
+    /// budget. A push in flight when the gateway stopped goes the same way, at once: it may or may
+    /// not have reached APNs, and a widget reloaded twice costs one reload of budget where a widget
+    /// left stale until its next reload costs its user the change.
+    public mutating func retry(at retryAt: Date, budget: PushBudget) {
         guard let inFlight else { return }
         self.inFlight = nil
         if let index = sent.lastIndex(of: inFlight.sentAt) { sent.remove(at: index) }
         let helpsUntil = pending.map { Self.later($0.helpsUntil, inFlight.helpsUntil) } ?? inFlight.helpsUntil
-        pending = Pending(due: max(retryAt, pending?.due ?? retryAt), helpsUntil: helpsUntil)
+        pending = Pending(due: earliestPush(after: retryAt, budget: budget), helpsUntil: helpsUntil)
     }
 
     /// The earliest date at or after `date` that the minimum interval and the daily limit allow.
