@@ -10,8 +10,9 @@ let package = Package(
         .executable(name: "snapshot-writer", targets: ["snapshot-writer"]),
         .executable(name: "sync-agent", targets: ["sync-agent"]),
         .executable(name: "metrics-ingest", targets: ["metrics-ingest"]),
+        .executable(name: "push-gateway", targets: ["push-gateway"]),
         .executable(name: "widgetctl", targets: ["widgetctl"]),
-        // The five services and widgetctl in one binary, linked under each name: what the image ships.
+        // The six services and widgetctl in one binary, linked under each name: what the image ships.
         .executable(name: "widgetbus-multicall", targets: ["widgetbus-multicall"]),
         // The load generator and end-to-end benchmarks: built here, never shipped in the image.
         .executable(name: "widgetbus-loadtest", targets: ["widgetbus-loadtest"]),
@@ -37,6 +38,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        // Only the tests' fake APNs server uses these directly (async-http-client brings them anyway).
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
@@ -149,17 +156,26 @@ let package = Package(
             path: "Services/metrics-ingest/MetricsIngest"
         ),
         .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest"], path: "Services/metrics-ingest/Main"),
-        // push-gateway's logic: which device to wake with a WidgetKit push, and when (pure, on
-        // an injected date), and what APNs needs (swift-crypto: digests of what a timeline shows,
-        // the ES256 provider token).
+        // push-gateway: which device to wake with a WidgetKit push, and when (pure, on an injected
+        // date), and APNs (async-http-client's HTTP/2; swift-crypto for the ES256 provider token
+        // and the digests of what a timeline shows).
         .target(
             name: "PushGateway",
             dependencies: [
-                "ServiceSupport", "WidgetBusProtocol",
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Services/push-gateway/PushGateway"
         ),
+        .executableTarget(name: "push-gateway", dependencies: ["PushGateway"], path: "Services/push-gateway/Main"),
         .target(
             name: "WidgetctlCommands",
             dependencies: [
@@ -171,7 +187,7 @@ let package = Package(
         .executableTarget(name: "widgetctl", dependencies: ["WidgetctlCommands"], path: "Services/widgetctl/Main"),
         .executableTarget(
             name: "widgetbus-multicall",
-            dependencies: ["IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "WidgetctlCommands"],
+            dependencies: ["IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "PushGateway", "WidgetctlCommands"],
             path: "Services/widgetbus-multicall"
         ),
         // Load generator and end-to-end benchmarks of running services (not a service, not shipped).
@@ -242,7 +258,14 @@ let package = Package(
         // Start the real executables as processes on free loopback ports and speak ZeroMQ to them.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain"]
+            dependencies: [
+                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain",
+                // The fake APNs server: HTTP/2 over TLS with a certificate the test makes.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

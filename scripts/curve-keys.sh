@@ -42,7 +42,7 @@ make_key() {  # name role
     mv "$dir/secret/$name.key" "$dir/public/$role/$name.key"
     if [ -n "$owner" ]; then chown "$owner" "$dir/secret/$name.key_secret"; fi
 }
-for service in intent-handler timeline-service snapshot-writer sync-agent metrics-ingest; do
+for service in intent-handler timeline-service snapshot-writer sync-agent metrics-ingest push-gateway; do
     make_key "$service" services
 done
 make_key app publishers

@@ -1,6 +1,7 @@
 import Foundation
 import IntentHandling
 import MetricsIngest
+import PushGateway
 import Snapshots
 import SyncAgent
 import Timelines
@@ -20,6 +21,7 @@ enum Executable: String, CaseIterable {
     case snapshotWriter = "snapshot-writer"
     case syncAgent = "sync-agent"
     case metricsIngest = "metrics-ingest"
+    case pushGateway = "push-gateway"
     case widgetctl
 
     func main(_ arguments: [String]) async {
@@ -29,6 +31,7 @@ enum Executable: String, CaseIterable {
         case .snapshotWriter: await SnapshotWriterCommand.main(arguments)
         case .syncAgent: await SyncAgentCommand.main(arguments)
         case .metricsIngest: await MetricsIngestCommand.main(arguments)
+        case .pushGateway: await PushGatewayCommand.main(arguments)
         case .widgetctl: WidgetCtl.main(arguments)
         }
     }

@@ -94,7 +94,7 @@ struct LocalRunnerTests {
         let didItsPart = [
             "intent-handler": "widgetbus_bus_events_published_total", "timeline-service": "widgetbus_timelines_published_total",
             "snapshot-writer": "widgetbus_snapshot_files_written_total", "metrics-ingest": "widgetbus_bus_requests_total",  // the runner's pings: the scenario pushes no sample
-            "sync-agent": "widgetbus_sync_passes_total",
+            "sync-agent": "widgetbus_sync_passes_total", "push-gateway": "widgetbus_replica_entries",  // the widgets it follows
         ]
         #expect(Set(didItsPart.keys) == Set(services))
         for service in services {

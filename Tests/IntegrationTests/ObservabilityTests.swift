@@ -11,7 +11,7 @@ import WidgetDomain
     /// Starts every service, each serving metrics on a free port; returns their `/metrics` URLs.
     static func startEverything(_ bus: BusFixture) throws -> [BusFixture.Service: String] {
         var urls: [BusFixture.Service: String] = [:]
-        for service in [BusFixture.Service.intentHandler, .metricsIngest, .timelineService, .snapshotWriter, .syncAgent] {
+        for service in [BusFixture.Service.intentHandler, .metricsIngest, .timelineService, .snapshotWriter, .syncAgent, .pushGateway] {
             urls[service] = try bus.startServingMetrics(service)
         }
         return urls

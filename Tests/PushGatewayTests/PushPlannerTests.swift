@@ -21,12 +21,13 @@ struct PushPlannerTests {
 
         init(_ value: PushPlanner = PushPlanner(budget: PushPlannerTests.budget, now: PushPlannerTests.at(0))) { self.value = value }
 
+        /// The tokens whose push the change scheduled or joined.
         func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at date: Date) -> [String] {
-            value.published(timeline, for: widget, at: date)
+            value.published(timeline, for: widget, at: date).filter { $0.outcome != .coveredByTimeline }.map(\.token)
         }
 
         func tokensChanged(user: String, _ tokens: [WidgetPushToken]) -> [String] { value.tokensChanged(user: user, tokens) }
-        func takeDue(at date: Date) -> [PushPlanner.Push] { value.takeDue(at: date) }
+        func takeDue(at date: Date) -> [OutgoingPush] { value.takeDue(at: date) }
     }
 
     /// What a widget shows: `content` from `generatedAt` on, never reloading by itself unless `reload` says.

@@ -85,11 +85,11 @@ import ZeroMQ
 
     @Test func eachEndpointLetsInWhatPROTOCOLSaysAndOperatorsEverywhere() {
         let table: [BusEndpoint: (roles: Set<ClientRole>, services: Set<String>)] = [
-            .intents: ([.publishers, .operators], ["sync-agent"]),
-            .stateEvents: ([.operators], ["timeline-service", "metrics-ingest", "sync-agent"]),
-            .stateSnapshot: ([.operators], ["timeline-service", "metrics-ingest"]),
-            .timelines: ([.publishers, .operators], ["snapshot-writer"]),
-            .timelineEvents: ([.operators], ["snapshot-writer"]),
+            .intents: ([.publishers, .operators], ["sync-agent", "push-gateway"]),
+            .stateEvents: ([.operators], ["timeline-service", "metrics-ingest", "sync-agent", "push-gateway"]),
+            .stateSnapshot: ([.operators], ["timeline-service", "metrics-ingest", "push-gateway"]),
+            .timelines: ([.publishers, .operators], ["snapshot-writer", "push-gateway"]),
+            .timelineEvents: ([.operators], ["snapshot-writer", "push-gateway"]),
             .metrics: ([.gateways, .operators], []),
             .metricsEvents: ([.operators], ["timeline-service"]),
             .metricsSnapshot: ([.operators], ["timeline-service"]),

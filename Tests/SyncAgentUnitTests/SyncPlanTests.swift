@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceSupport
 import Testing
 import WidgetBusProtocol
 
@@ -10,7 +11,7 @@ import WidgetBusProtocol
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     func makePlan(concurrency: Int = 2) -> SyncPlan {
-        SyncPlan(concurrency: concurrency, backoff: SyncBackoff(base: .seconds(2), cap: .seconds(60)), logger: Logger(label: "test"))
+        SyncPlan(concurrency: concurrency, backoff: RetryBackoff(base: .seconds(2), cap: .seconds(60)), logger: Logger(label: "test"))
     }
 
     func result(_ user: String, failed: Bool = false) -> SyncResult {

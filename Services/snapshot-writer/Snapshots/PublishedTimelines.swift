@@ -36,21 +36,17 @@ struct PublishedTimelines: ReplicaModel {
     /// An event whose timeline cannot be read is not applied: the engine logs it, and the gap it
     /// leaves in the sequence brings a fresh snapshot.
     func decodeEvent(_ payload: Data, codec: WireCodec) -> Event? {
-        let envelope = JSONFieldScanner(payload)
-        guard let body = envelope.object("body"), let position = Self.position(in: body),
-            let snapshot = body.object("timeline").flatMap(WidgetSnapshot.init(timelineBody:))
-        else { return nil }
+        guard let event = TimelineMessages.event(payload), let snapshot = WidgetSnapshot(timelineBody: event.timeline) else { return nil }
         // Each lookup skips the timeline before it: the trace state only when there is a trace.
-        let trace = envelope.string("traceparent").flatMap { TraceContext(traceparent: $0, tracestate: envelope.string("tracestate")) }
-        return Event(position: position, timeline: PublishedTimeline(snapshot: snapshot, trace: trace))
+        let trace = event.envelope.string("traceparent").flatMap {
+            TraceContext(traceparent: $0, tracestate: event.envelope.string("tracestate"))
+        }
+        return Event(position: event.position, timeline: PublishedTimeline(snapshot: snapshot, trace: trace))
     }
 
     func decodeSnapshotReply(_ payload: Data, codec: WireCodec) -> (inReplyTo: String?, snapshot: Snapshot)? {
-        let envelope = JSONFieldScanner(payload)
-        guard envelope.string("type") == MessageType.timelineSnapshotReply.rawValue, let body = envelope.object("body"),
-            let position = Self.position(in: body), let timelines = body.objects(inArray: "timelines")
-        else { return nil }
-        return (envelope.string("inReplyTo"), Snapshot(position: position, snapshots: timelines.compactMap(WidgetSnapshot.init(timelineBody:))))
+        guard let reply = TimelineMessages.snapshot(payload) else { return nil }
+        return (reply.inReplyTo, Snapshot(position: reply.position, snapshots: reply.timelines.compactMap(WidgetSnapshot.init(timelineBody:))))
     }
 
     static func position(of event: Event) -> SequencePosition { event.position }
@@ -69,10 +65,5 @@ struct PublishedTimelines: ReplicaModel {
 
     private static func widget(of snapshot: WidgetSnapshot) -> WidgetReplicas.Widget {
         WidgetReplicas.Widget(user: snapshot.stamp.user, kind: snapshot.stamp.kind)
-    }
-
-    private static func position(in body: JSONFieldScanner) -> SequencePosition? {
-        guard let epoch = body.string("epoch"), let sequence = body.unsignedInteger("sequence") else { return nil }
-        return SequencePosition(epoch: epoch, sequence: sequence)
     }
 }

@@ -39,7 +39,7 @@ public struct SyncAgentConfiguration: Sendable {
     var bus: SyncBus.Configuration
     var target: Target
     var sweepInterval: Duration
-    var backoff: SyncBackoff
+    var backoff: RetryBackoff
     var concurrency: Int
     var databaseTimeout: Duration
 
@@ -63,7 +63,7 @@ public struct SyncAgentConfiguration: Sendable {
         }
         let year = 86_400.0 * 365
         sweepInterval = try Self.interval.seconds(in: environment, range: 0.01...year)
-        backoff = SyncBackoff(
+        backoff = RetryBackoff(
             base: try Self.backoffBase.seconds(in: environment, range: 0...year),
             cap: try Self.backoffCap.seconds(in: environment, range: 0...year))
         concurrency = try Self.concurrency.integer(in: environment, range: 1...256)

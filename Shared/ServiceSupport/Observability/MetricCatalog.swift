@@ -129,6 +129,21 @@ public enum MetricCatalog {
         name: "widgetbus_sync_users_pending", kind: .gauge, labels: [],
         help: "Users with records waiting to be synced, as the last periodic sweep found them.")
 
+    // MARK: - push-gateway
+
+    public static let pushChanges = MetricDescription(
+        name: "widgetbus_push_changes_total", kind: .counter, labels: ["result"],
+        help: "Widget changes seen per token that covers the widget, by what the budget made of them: scheduled (a new push), joined (a push already due), covered (the widget reloads by itself first).")
+    public static let pushesSent = MetricDescription(
+        name: "widgetbus_pushes_total", kind: .counter, labels: ["result"],
+        help: "Pushes sent, by outcome: delivered, token_gone (the token was removed), retry (429, 5xx, no connection), refused (another 4xx), dry_run (logged, not sent).")
+    public static let pushDuration = MetricDescription(
+        name: "widgetbus_push_duration_seconds", kind: .histogram, labels: [],
+        help: "One push, from its request to APNs' answer.")
+    public static let pushesWaiting = MetricDescription(
+        name: "widgetbus_pushes_waiting", kind: .gauge, labels: [],
+        help: "Tokens with a push scheduled and not yet sent.")
+
     public static let all: [MetricDescription] = [
         busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busEventsPublished,
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
@@ -136,6 +151,7 @@ public enum MetricCatalog {
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize,
         metricSamples, metricMessagesRefused,
         syncPasses, syncPassDuration, syncRecordsPushed, syncRecordsPending, syncTargetCommitDuration, syncUsersPending,
+        pushChanges, pushesSent, pushDuration, pushesWaiting,
     ]
 
     /// The description of the metric named `name`.

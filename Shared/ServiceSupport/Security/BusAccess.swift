@@ -37,11 +37,12 @@ extension BusEndpoint {
     /// Who may connect to this endpoint. Operators may connect to every one.
     public var access: EndpointAccess {
         switch self {
-        case .intents: EndpointAccess(roles: [.publishers, .operators], services: ["sync-agent"])
-        case .stateEvents: EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest", "sync-agent"])
-        case .stateSnapshot: EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest"])
-        case .timelines: EndpointAccess(roles: [.publishers, .operators], services: ["snapshot-writer"])
-        case .timelineEvents: EndpointAccess(roles: [.operators], services: ["snapshot-writer"])
+        case .intents: EndpointAccess(roles: [.publishers, .operators], services: ["sync-agent", "push-gateway"])
+        case .stateEvents:
+            EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest", "sync-agent", "push-gateway"])
+        case .stateSnapshot: EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest", "push-gateway"])
+        case .timelines: EndpointAccess(roles: [.publishers, .operators], services: ["snapshot-writer", "push-gateway"])
+        case .timelineEvents: EndpointAccess(roles: [.operators], services: ["snapshot-writer", "push-gateway"])
         case .metrics: EndpointAccess(roles: [.gateways, .operators], services: [])
         case .metricsEvents, .metricsSnapshot: EndpointAccess(roles: [.operators], services: ["timeline-service"])
         case .sync, .syncEvents: EndpointAccess(roles: [.operators], services: [])

@@ -12,6 +12,7 @@ final class BusFixture {
         case snapshotWriter = "snapshot-writer"
         case syncAgent = "sync-agent"
         case metricsIngest = "metrics-ingest"
+        case pushGateway = "push-gateway"
     }
 
     /// Where `swift build` put the executables: next to the test binary.
@@ -68,8 +69,8 @@ final class BusFixture {
             name: service.rawValue, executable: Self.productsDirectory.appendingPathComponent(service.rawValue),
             environment: environment.merging(extraEnvironment) { $1 }, logDirectory: root)
         running[service] = process
-        if service == .snapshotWriter {  // it has no request socket to ping
-            try waitUntil("snapshot-writer is ready", timeout: 15) { process.log.contains("snapshot-writer ready") }
+        if service == .snapshotWriter || service == .pushGateway {  // they have no request socket to ping
+            try waitUntil("\(service.rawValue) is ready", timeout: 15) { process.log.contains("\(service.rawValue) ready") }
             return process
         }
         try waitUntil("\(service.rawValue) answers ping", timeout: 15) {
@@ -115,6 +116,17 @@ final class BusFixture {
 
     func widgetctl(_ arguments: [String]) throws -> CommandResult {
         try runCommand(Self.productsDirectory.appendingPathComponent("widgetctl"), arguments, environment: environment)
+    }
+
+    /// widgetctl with `arguments`, expecting success.
+    @discardableResult
+    func succeed(_ arguments: String...) throws -> CommandResult {
+        let result = try widgetctl(arguments)
+        guard result.status == 0 else {
+            Issue.record("widgetctl \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stdout) \(result.stderr)")
+            throw FixtureError.commandFailed(result)
+        }
+        return result
     }
 
     /// `widgetctl send`, expecting success; returns the state the reply carries.

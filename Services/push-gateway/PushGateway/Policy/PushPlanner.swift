@@ -13,11 +13,6 @@ import WidgetBusProtocol
 /// a change is pushed to every token of the user that covers the widget's kind, on each token's
 /// ``TokenPushSchedule``.
 public struct PushPlanner {
-    /// One push to send: the token and the APNs it belongs to.
-    public struct Push: Equatable, Sendable {
-        public var token: String
-        public var environment: APNsEnvironment
-    }
 
     public let budget: PushBudget
     /// The last timeline published for each widget.
@@ -48,31 +43,35 @@ public struct PushPlanner {
         }
     }
 
-    /// A timeline was published for `widget`, and the gateway learnt of it at `now`. Returns the
-    /// tokens whose schedule changed. A widget seen for the first time is only remembered: what
-    /// its device shows is unknown, and at the gateway's first start every widget is new.
-    public mutating func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at now: Date) -> [String] {
+    /// What a change did to one token's schedule.
+    public struct ScheduledChange: Equatable, Sendable {
+        public var token: String
+        public var outcome: TokenPushSchedule.ChangeOutcome
+    }
+
+    /// A timeline was published for `widget`, and the gateway learnt of it at `now`. Returns what
+    /// it did to the schedule of each token that covers the widget; none when its content did not
+    /// change. A widget seen for the first time is only remembered: what its device shows is
+    /// unknown, and at the gateway's first start every widget is new.
+    public mutating func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at now: Date) -> [ScheduledChange] {
         // A timeline with the same content replaces the one remembered too, though the device may
         // still hold the older one: they show the same, and the newer's reload date is at worst
         // later, which can only make a change look worth a push when it was not.
         let previous = shown.updateValue(timeline, forKey: widget)
         guard let previous, previous.showsOtherContent(than: timeline) else { return [] }
-        var changed: [String] = []
-        for token in tokensByUser[widget.user] ?? [] where token.covers(widget.kind) {
+        return (tokensByUser[widget.user] ?? []).filter { $0.covers(widget.kind) }.map { token in
             var schedule = schedules[token.token] ?? TokenPushSchedule()
-            switch schedule.changed(at: now, widgetReloadsAt: previous.reloadDate, budget: budget) {
-            case .scheduled(let due):
+            let outcome = schedule.changed(at: now, widgetReloadsAt: previous.reloadDate, budget: budget)
+            if case .scheduled(let due) = outcome {
                 dueDates.schedule(token.token, at: due)
-            case .joined:
-                break
-            case .coveredByTimeline:
-                continue
             }
-            schedules[token.token] = schedule
-            changed.append(token.token)
+            if outcome != .coveredByTimeline { schedules[token.token] = schedule }
+            return ScheduledChange(token: token.token, outcome: outcome)
         }
-        return changed
     }
+
+    /// Tokens with a push scheduled and not yet sent.
+    public var waiting: Int { schedules.values.count { $0.pending != nil } }
 
     /// Every user's tokens, as a snapshot of them says: replaces all that was known. Returns the
     /// tokens no user holds any more (with those removed while the gateway was stopped): their
@@ -108,7 +107,7 @@ public struct PushPlanner {
     /// The pushes to send at `now`, each then in flight on its schedule (``TokenPushSchedule/takeDue(at:)``).
     /// Asked only once the tokens are known (``replaceTokens(_:)``): a token no user holds has no
     /// schedule left.
-    public mutating func takeDue(at now: Date) -> [Push] {
+    public mutating func takeDue(at now: Date) -> [OutgoingPush] {
         dueDates.takeDue(now: now).compactMap { token in
             guard var schedule = schedules[token] else { return nil }
             guard let environment = environment(of: token) else {
@@ -117,12 +116,17 @@ public struct PushPlanner {
             }
             let send = schedule.takeDue(at: now)
             schedules[token] = schedule
-            return send ? Push(token: token, environment: environment) : nil
+            return send ? OutgoingPush(token: token, environment: environment, helpsUntil: schedule.inFlight?.helpsUntil) : nil
         }
     }
 
     /// When ``takeDue(at:)`` next has something to do; nil when no push waits.
     public var nextDue: Date? { dueDates.nextDue }
+
+    /// The users who hold `token`: those a removal of it concerns.
+    public func holders(of token: String) -> [String] {
+        (holders[token] ?? []).sorted()
+    }
 
     /// APNs answered `token`'s push: delivered, or refused for good.
     public mutating func answered(_ token: String) {

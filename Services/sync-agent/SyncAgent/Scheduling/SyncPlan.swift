@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceSupport
 import WidgetBusProtocol
 
 /// Which user's pass runs when: the sync scheduler's decisions as a value, fed one event at a time
@@ -9,7 +10,7 @@ import WidgetBusProtocol
 /// The rules: at most `concurrency` passes at once and at most one per user; a trigger for a
 /// user whose pass is running makes it run once more afterwards (records added meanwhile are
 /// picked up), except a sweep's, which the running pass covers; a failed pass backs the user off
-/// (``SyncBackoff``) and sweeps and foreground triggers skip them until the retry is due, while
+/// (``RetryBackoff``) and sweeps and foreground triggers skip them until the retry is due, while
 /// an explicit `SyncRequest` always runs; a retried `SyncRequest` (same id, new route) is answered
 /// once, on its newest route. After ``Event/shutdown`` no pass starts, queued requests are
 /// answered `unavailable`, the passes in hand have ``shutdownGrace`` to finish before they are
@@ -62,7 +63,7 @@ struct SyncPlan {
     }
 
     let concurrency: Int
-    let backoff: SyncBackoff
+    let backoff: RetryBackoff
     let logger: Logger
 
     private var users: [String: UserState] = [:]
@@ -71,7 +72,7 @@ struct SyncPlan {
     private var sweeping = false
     private var draining = false
 
-    init(concurrency: Int, backoff: SyncBackoff, logger: Logger) {
+    init(concurrency: Int, backoff: RetryBackoff, logger: Logger) {
         self.concurrency = max(1, concurrency)
         self.backoff = backoff
         self.logger = logger

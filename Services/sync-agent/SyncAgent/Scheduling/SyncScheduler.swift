@@ -8,7 +8,7 @@ import WidgetBusProtocol
 /// Passes are triggered by `AppForegrounded` events, by a periodic sweep over the users
 /// intent-handler lists as having pending records (every `WIDGETBUS_SYNC_INTERVAL`, and once at
 /// start), by `SyncRequest` (run now, answer with the result) and by a user's own retry timer
-/// after a failed pass. A failed pass backs the user off (``SyncBackoff``): sweeps and foreground
+/// after a failed pass. A failed pass backs the user off (``RetryBackoff``): sweeps and foreground
 /// triggers skip them until the retry is due; an explicit `SyncRequest` always runs.
 ///
 /// Everything arrives as an event on one `AsyncStream` and is handed to the plan one event at a
@@ -34,7 +34,7 @@ final class SyncScheduler {
     /// - Parameter deliver: hands a result or an error reply to the bus thread.
     init(
         pass: SyncPass, deliver: @escaping @Sendable (BusDelivery) -> Void, events: AsyncStream<Event>,
-        continuation: AsyncStream<Event>.Continuation, sweepInterval: Duration, backoff: SyncBackoff, concurrency: Int,
+        continuation: AsyncStream<Event>.Continuation, sweepInterval: Duration, backoff: RetryBackoff, concurrency: Int,
         logger: Logger
     ) {
         self.pass = pass

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-@testable import SyncAgent
+import ServiceSupport
 
-/// The retry delay after failed passes: exponential, capped, with full jitter.
-@Suite struct SyncBackoffTests {
-    let backoff = SyncBackoff(base: .seconds(2), cap: .seconds(60))
+/// The retry delay after failures in a row: exponential, capped, with full jitter.
+@Suite struct RetryBackoffTests {
+    let backoff = RetryBackoff(base: .seconds(2), cap: .seconds(60))
 
     @Test func theCeilingDoublesWithEachFailureUpToTheCap() {
         let ceilings = (1...8).map { backoff.delay(afterFailures: $0, unit: 1) }

@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import ServiceSupport
+import Synchronization
+import WidgetBusProtocol
+
+/// Sends WidgetKit pushes to APNs over HTTP/2 with async-http-client: one client, whose pool
+/// keeps one long-lived HTTP/2 connection per APNs host (sandbox, production) and multiplexes
+/// every push on it. Each request is `POST /3/device/<token>` with the provider token
+/// (``APNsProviderToken``), `apns-push-type: widgets`, the widget topic, priority 5 (delivered
+/// when the device's power allows; WidgetKit budgets the reload either way), an expiration at
+/// the push's ``OutgoingPush/helpsUntil`` (at most a day away) and `{"aps":{"content-changed":true}}`.
+public final class APNsClient: PushSender {
+    public struct Configuration: Sendable {
+        /// `https://host[:port]` of each APNs.
+        public var sandboxURL: String
+        public var productionURL: String
+        /// The `apns-topic` of widget pushes: the app's bundle id followed by `.push-type.widgets`.
+        public var topic: String
+        public var credentials: APNsProviderToken.Credentials
+        /// PEM certificates to trust for APNs instead of the system's (an outbound TLS proxy).
+        public var trustRoots: [NIOSSLCertificate]?
+
+        public init(
+            sandboxURL: String, productionURL: String, topic: String, credentials: APNsProviderToken.Credentials,
+            trustRoots: [NIOSSLCertificate]? = nil
+        ) {
+            self.sandboxURL = sandboxURL
+            self.productionURL = productionURL
+            self.topic = topic
+            self.credentials = credentials
+            self.trustRoots = trustRoots
+        }
+    }
+
+    /// The longest APNs keeps a push for an offline device: past a day the budget has renewed
+    /// and the widget has most likely reloaded.
+    static let longestExpiration: TimeInterval = 24 * 60 * 60
+    /// How long one request may take, connection included.
+    static let requestTimeout = TimeAmount.seconds(15)
+    static let payload = #"{"aps":{"content-changed":true}}"#
+
+    private let configuration: Configuration
+    private let http: HTTPClient
+    private let providerToken: Mutex<APNsProviderToken>
+    private let clock: any WallClock
+    private let logger: Logger
+
+    public init(configuration: Configuration, clock: any WallClock = SystemClock(), logger: Logger) {
+        self.configuration = configuration
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let roots = configuration.trustRoots { tls.trustRoots = .certificates(roots) }
+        var client = HTTPClient.Configuration(tlsConfiguration: tls)
+        client.httpVersion = .automatic  // HTTP/2, as APNs requires, negotiated by ALPN
+        http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: client)
+        providerToken = Mutex(APNsProviderToken(credentials: configuration.credentials))
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func send(_ push: OutgoingPush) async -> PushOutcome {
+        let now = clock.now
+        let base = push.environment == .production ? configuration.productionURL : configuration.sandboxURL
+        var request = HTTPClientRequest(url: "\(base)/3/device/\(push.token)")
+        request.method = .POST
+        do {
+            let bearer = try providerToken.withLock { try $0.token(at: now) }
+            request.headers.add(name: "authorization", value: "bearer \(bearer)")
+        } catch {
+            return .refused(status: 0, reason: "the provider token could not be signed: \(error)")
+        }
+        let expiration = min(push.helpsUntil ?? .distantFuture, now.addingTimeInterval(Self.longestExpiration))
+        request.headers.add(name: "apns-push-type", value: "widgets")
+        request.headers.add(name: "apns-topic", value: configuration.topic)
+        request.headers.add(name: "apns-priority", value: "5")
+        request.headers.add(name: "apns-expiration", value: "\(Int(expiration.timeIntervalSince1970.rounded(.up)))")
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: Self.payload))
+        do {
+            let response = try await http.execute(request, timeout: Self.requestTimeout)
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            return outcome(status: Int(response.status.code), reason: Self.reason(in: body), headers: response.headers, at: now)
+        } catch {
+            return .retry(reason: "\(error)", after: nil)
+        }
+    }
+
+    /// Closes the connections; pushes still in flight fail (and are retried after a restart).
+    public func shutdown() async throws {
+        try await http.shutdown()
+    }
+
+    private func outcome(status: Int, reason: String, headers: HTTPHeaders, at now: Date) -> PushOutcome {
+        switch (status, reason) {
+        case (200, _):
+            return .delivered
+        case (400, "BadDeviceToken"), (410, _):
+            return .tokenGone(reason: reason)
+        case (403, "ExpiredProviderToken"):
+            let replaced = (try? providerToken.withLock { try $0.expired(at: now) }) ?? false
+            return .retry(reason: replaced ? "provider token expired: replaced" : "provider token called expired though younger than 20 minutes", after: nil)
+        case (429, _), (500...599, _):
+            return .retry(reason: "\(status) \(reason)", after: headers.first(name: "retry-after").flatMap(TimeInterval.init))
+        default:
+            return .refused(status: status, reason: reason)
+        }
+    }
+
+    /// APNs' `{"reason": …}`, or the body as text when it is not that.
+    private static func reason(in body: ByteBuffer) -> String {
+        struct Failure: Decodable { var reason: String }
+        let data = Data(body.readableBytesView)
+        return (try? JSONDecoder().decode(Failure.self, from: data).reason) ?? String(decoding: data, as: UTF8.self)
+    }
+}

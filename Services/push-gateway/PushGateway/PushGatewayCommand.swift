@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import ServiceRuntime
+import ServiceSupport
+import WidgetBusProtocol
+
+/// The service's command line: `--help` lists the environment it reads; running it runs the
+/// service until SIGTERM. Its executable, and the image's multi-call binary, call ``main()``.
+public struct PushGatewayCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "push-gateway",
+        abstract: "Wakes users' widgets with WidgetKit push notifications when their content changes, within WidgetKit's budget.",
+        discussion: EnvironmentSetting.helpText(
+            [
+                BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting, BusEndpoint.timelineEvents.setting,
+                BusEndpoint.timelines.setting, BusEndpoint.intents.setting, .dataDirectory, .pushCoalescingDelay,
+                .pushMinimumInterval, .pushDailyLimit,
+            ] + APNsSettings.all + BusSecurity.settings + ServiceMain.settings + [.logLevel])
+    )
+
+    public init() {}
+
+    public func run() async throws {
+        let logger = LoggingBootstrap.makeLogger(label: "push-gateway")
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = try PushGatewayService.Configuration(environment: environment)
+        try await ServiceMain.run(logger: logger) {
+            let (sender, beside) = try APNsSettings.sender(in: environment, logger: logger)
+            return beside + [PushGatewayService(configuration: configuration, sender: sender, logger: logger)]
+        }
+    }
+}

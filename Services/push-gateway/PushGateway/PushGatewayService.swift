@@ -1,0 +1,274 @@
+import Foundation
+import Logging
+import Metrics
+import ServiceSupport
+import WidgetBusProtocol
+import ZeroMQ
+
+/// Wakes the widgets on users' devices with WidgetKit pushes when their content changes, within
+/// WidgetKit's budget (docs/PUSH.md). It follows intent-handler's push tokens and
+/// timeline-service's published timelines (both Clone-pattern replicas), decides with
+/// ``PushPlanner``, stores what it decided (``PushStore``) before sending anything, sends through
+/// a ``PushSender`` off the bus thread, and takes the outcomes back through a mailbox. A token
+/// APNs calls gone is removed through intent-handler (`RemoveWidgetPushToken`), which stays the
+/// only writer of tokens.
+public struct PushGatewayService: BusService {
+    public struct Configuration: Sendable {
+        var stateEventsEndpoint: String
+        var stateSnapshotEndpoint: String
+        var timelineEventsEndpoint: String
+        var timelinesEndpoint: String
+        var intentsEndpoint: String
+        var databasePath: String
+        var budget: PushBudget
+        var backoff: RetryBackoff
+        /// It binds nothing: only its connections, with CURVE when configured.
+        var binding: BusBinding
+
+        public init(environment: [String: String]) throws {
+            stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
+            stateSnapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
+            timelineEventsEndpoint = BusEndpoint.timelineEvents.resolve(in: environment)
+            timelinesEndpoint = BusEndpoint.timelines.resolve(in: environment)
+            intentsEndpoint = BusEndpoint.intents.resolve(in: environment)
+            databasePath = (EnvironmentSetting.dataDirectory.resolve(in: environment) as NSString).appendingPathComponent("push-gateway.sqlite")
+            budget = PushBudget(
+                coalescingDelay: try EnvironmentSetting.pushCoalescingDelay.seconds(in: environment, range: 0...3_600).asSeconds,
+                minimumInterval: try EnvironmentSetting.pushMinimumInterval.seconds(in: environment, range: 0...86_400).asSeconds,
+                dailyLimit: try EnvironmentSetting.pushDailyLimit.integer(in: environment, range: 1...1_000))
+            backoff = RetryBackoff(base: .seconds(1), cap: .seconds(300))
+            binding = try BusBinding(connectingIn: environment)
+        }
+    }
+
+    /// How long a removal request waits for intent-handler's reply before it is sent again.
+    static let removalTimeout: TimeInterval = 2
+    /// How long the state events rest after each turn that takes some: the gateway reads only the
+    /// token events among them, and a token change may wait that long.
+    static let stateEventPacing: TimeInterval = 0.02
+
+    let configuration: Configuration
+    let sender: any PushSender
+    let logger: Logger
+
+    public var name: String { "push-gateway" }
+    public var binding: BusBinding { configuration.binding }
+
+    public init(configuration: Configuration, sender: any PushSender, logger: Logger) {
+        self.configuration = configuration
+        self.sender = sender
+        self.logger = logger
+    }
+
+    public func start(on bus: Bus) throws {
+        let store = try PushStore(path: configuration.databasePath)
+        let stored = try store.load()
+        // Pushes in flight when the gateway stopped may have reached APNs or not: they go again.
+        for token in stored.schedules.filter({ $0.value.inFlight != nil }).keys.sorted() {
+            logger.notice("a push in flight when push-gateway stopped is sent again", metadata: ["widgetbus.push_token": "resent \(token.prefix(8))…"])
+        }
+        var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: stored.schedules)
+        let metrics = PushMetrics()
+        var tokenChanges: [PushTokenDirectory.Change] = []
+        var published: [PublishedWidgetTimelines.Published] = []
+        let tokens = try SequencedReplica(
+            PushTokenDirectory(), bus: bus, eventsEndpoint: configuration.stateEventsEndpoint,
+            snapshotEndpoint: configuration.stateSnapshotEndpoint, pacing: Self.stateEventPacing, logger: logger
+        ) { tokenChanges += $0 }
+        let timelines = try SequencedReplica(
+            PublishedWidgetTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
+            snapshotEndpoint: configuration.timelinesEndpoint, logger: logger
+        ) { published += $0 }
+        let removals = try TokenRemovals(bus: bus, intentsEndpoint: configuration.intentsEndpoint, logger: logger)
+        let outcomes = try BusMailbox<(token: String, outcome: PushOutcome, seconds: Double)>()
+        var failures: [String: Int] = [:]
+
+        // What changed since the last commit: timelines remembered, schedules changed or gone.
+        var changedShown: [WidgetReplicas.Widget: ShownTimeline] = [:]
+        var changedSchedules: Set<String> = []
+        func commit() throws {
+            try store.save(shown: changedShown, schedules: Dictionary(changedSchedules.map { ($0, planner.schedules[$0]) }) { $1 })
+            if !changedSchedules.isEmpty { metrics.waiting.record(planner.waiting) }
+            changedShown.removeAll(keepingCapacity: true)
+            changedSchedules.removeAll(keepingCapacity: true)
+        }
+
+        bus.afterMessages { now in
+            // Nothing is decided before the tokens are known: a change to a widget of a user whose
+            // tokens are not read yet would be missed. Timelines wait meanwhile.
+            guard tokens.snapshotCount > 0 else { return }
+            for change in tokenChanges {
+                switch change {
+                case .user(let user): changedSchedules.formUnion(planner.tokensChanged(user: user.user, user.tokens))
+                case .all(let all): changedSchedules.formUnion(planner.replaceTokens(all))
+                }
+            }
+            tokenChanges.removeAll()
+            for timeline in published {
+                for change in planner.published(timeline.timeline, for: timeline.widget, at: now) {
+                    metrics.changes[change.outcome.label]?.increment()
+                    if change.outcome != .coveredByTimeline { changedSchedules.insert(change.token) }
+                }
+                changedShown[timeline.widget] = timeline.timeline
+            }
+            published.removeAll()
+            try commit()
+        }
+
+        // Each push is stored as in flight before it is sent: a push sent is never forgotten.
+        bus.timer(dueAt: { tokens.snapshotCount > 0 ? planner.nextDue : nil }) { now in
+            let pushes = planner.takeDue(at: now)
+            changedSchedules.formUnion(pushes.map(\.token))
+            try commit()
+            for push in pushes {
+                Task { [sender] in
+                    let start = ContinuousClock.now
+                    let outcome = await sender.send(push)
+                    outcomes.post((push.token, outcome, (ContinuousClock.now - start).asSeconds))
+                }
+            }
+        }
+
+        let clock = bus.clock
+        bus.receive(from: outcomes) { answers in
+            let now = clock.now
+            for (token, outcome, seconds) in answers {
+                metrics.sent[outcome.label]?.increment()
+                if outcome != .dryRun { metrics.duration.recordSeconds(seconds) }
+                switch outcome {
+                case .delivered, .dryRun:
+                    failures[token] = nil
+                    planner.answered(token)
+                case .tokenGone(let reason):
+                    failures[token] = nil
+                    planner.answered(token)
+                    logger.notice("APNs refused a push token: removing it", metadata: ["widgetbus.push_token": "\(token.prefix(8))…", "widgetbus.reason": "\(reason)"])
+                    try removals.remove(token, of: planner.holders(of: token), now: now)
+                case .retry(let reason, let after):
+                    let count = (failures[token] ?? 0) + 1
+                    failures[token] = count
+                    let delay = after ?? configuration.backoff.delay(afterFailures: count).asSeconds
+                    planner.retry(token, at: now.addingTimeInterval(delay))
+                    logger.warning(
+                        "push not delivered: retrying", metadata: ["widgetbus.push_token": "\(token.prefix(8))…", "widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"])
+                case .refused(let status, let reason):
+                    failures[token] = nil
+                    planner.answered(token)
+                    logger.error("APNs refused a push", metadata: ["widgetbus.push_token": "\(token.prefix(8))…", "widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"])
+                }
+                changedSchedules.insert(token)
+            }
+            try commit()
+        }
+
+        logger.info(
+            "push-gateway ready",
+            metadata: [
+                "widgetbus.budget": "\(configuration.budget.coalescingDelay) s delay, \(configuration.budget.minimumInterval) s interval, \(configuration.budget.dailyLimit) a day",
+                "widgetbus.widgets_remembered": "\(stored.shown.count)", "widgetbus.schedules": "\(stored.schedules.count)",
+            ])
+        bus.onStop { _ in
+            logger.info("push-gateway stopping", metadata: ["widgetbus.timelines_sequence": "\(timelines.sequence)", "widgetbus.waiting": "\(planner.waiting)"])
+        }
+    }
+}
+
+/// `RemoveWidgetPushToken` requests to intent-handler, on a DEALER of the bus: each resent with
+/// its id until answered (the id makes a resent request change nothing twice). A removal lost to a
+/// restart costs one more refused push: APNs refuses the token again, and it is removed then.
+final class TokenRemovals {
+    private struct Waiting {
+        var payload: Data
+        var deadline: Date
+    }
+
+    private var waiting: [String: Waiting] = [:]
+    private let socket: ZMQSocket
+    private let codec: WireCodec
+    private let logger: Logger
+
+    init(bus: Bus, intentsEndpoint: String, logger: Logger) throws {
+        codec = bus.codec
+        self.logger = logger
+        let replies = ReplyIDs()
+        socket = try bus.dealer(connectedTo: intentsEndpoint) { frames in
+            guard let payload = frames.last, let id = JSONFieldScanner(payload).string("inReplyTo") else { return }
+            replies.ids.append(id)
+        }
+        bus.afterMessages { [self] _ in
+            for id in replies.ids where waiting.removeValue(forKey: id) != nil {
+                logger.info("push token removed", metadata: ["widgetbus.request_id": "\(id)"])
+            }
+            replies.ids.removeAll()
+        }
+        bus.timer(dueAt: { [self] in waiting.values.map(\.deadline).min() }) { [self] now in
+            for (id, request) in waiting where request.deadline <= now {
+                try socket.send([Data(), request.payload], dontWait: true)
+                waiting[id]?.deadline = now.addingTimeInterval(PushGatewayService.removalTimeout)
+            }
+        }
+    }
+
+    /// Asks intent-handler to remove `token` from each of `users`.
+    func remove(_ token: String, of users: [String], now: Date) throws {
+        for user in users {
+            let id = MessageID.random()
+            let payload = try codec.encode(
+                Envelope(id: id, type: MessageType.removeWidgetPushToken.rawValue, user: user, sentAt: now, body: RemoveWidgetPushTokenBody(token: token)))
+            try socket.send([Data(), payload], dontWait: true)
+            waiting[id] = Waiting(payload: payload, deadline: now.addingTimeInterval(PushGatewayService.removalTimeout))
+        }
+    }
+
+    private final class ReplyIDs {
+        var ids: [String] = []
+    }
+}
+
+/// What push-gateway reports (docs/OBSERVABILITY.md).
+private struct PushMetrics {
+    let changes = Dictionary(uniqueKeysWithValues: ["scheduled", "joined", "covered"].map {
+        ($0, Counter(MetricCatalog.pushChanges, ["result": $0]))
+    })
+    let sent = Dictionary(uniqueKeysWithValues: ["delivered", "token_gone", "retry", "refused", "dry_run"].map {
+        ($0, Counter(MetricCatalog.pushesSent, ["result": $0]))
+    })
+    let duration = Timer(MetricCatalog.pushDuration)
+    let waiting = Gauge(MetricCatalog.pushesWaiting)
+}
+
+extension TokenPushSchedule.ChangeOutcome {
+    /// The `result` label of `widgetbus_push_changes_total`.
+    var label: String {
+        switch self {
+        case .scheduled: "scheduled"
+        case .joined: "joined"
+        case .coveredByTimeline: "covered"
+        }
+    }
+}
+
+extension PushOutcome {
+    /// The `result` label of `widgetbus_pushes_total`.
+    var label: String {
+        switch self {
+        case .delivered: "delivered"
+        case .tokenGone: "token_gone"
+        case .retry: "retry"
+        case .refused: "refused"
+        case .dryRun: "dry_run"
+        }
+    }
+}
+
+extension EnvironmentSetting {
+    public static let pushCoalescingDelay = EnvironmentSetting(
+        variable: "WIDGETBUS_PUSH_COALESCE_S", defaultValue: "10",
+        purpose: "seconds a first change to a device's widgets waits for others to join its push")
+    public static let pushMinimumInterval = EnvironmentSetting(
+        variable: "WIDGETBUS_PUSH_INTERVAL_S", defaultValue: "300",
+        purpose: "shortest time in seconds between two pushes to one device; changes within it join the push at its end")
+    public static let pushDailyLimit = EnvironmentSetting(
+        variable: "WIDGETBUS_PUSH_DAILY_LIMIT", defaultValue: "24",
+        purpose: "most pushes to one device in any 24 hours (WidgetKit's reload budget is a few dozen a day)")
+}

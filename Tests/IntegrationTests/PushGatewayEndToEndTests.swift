@@ -1,0 +1,195 @@
+import Crypto
+import Foundation
+import Testing
+import WidgetBusProtocol
+
+/// push-gateway as a process between the real intent-handler and timeline-service and a fake
+/// APNs speaking HTTP/2 over TLS: what reaches APNs for a change, a burst, a refresh, a token APNs
+/// calls gone and a 429.
+@Suite("push-gateway against a fake APNs")
+struct PushGatewayEndToEndTests {
+    /// intent-handler, timeline-service and push-gateway sending to a fake APNs with a key of the
+    /// test's, its metrics served; users and tokens registered, each with a first Jitter widget
+    /// timeline published before push-gateway starts (a widget seen first is only remembered).
+    final class Rig {
+        let bus: BusFixture
+        let apns: FakeAPNs
+        let key = P256.Signing.PrivateKey()
+        private(set) var metricsURL = ""
+        private var gatewayEnvironment: [String: String] = [:]
+        static let topic = "com.example.widgetbus.push-type.widgets"
+
+        init(users: [String], coalesce: Double, interval: Double = 3_600) throws {
+            bus = try BusFixture()
+            apns = try FakeAPNs()
+            let keyFile = bus.root.appendingPathComponent("AuthKey_TEST.p8")
+            try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+            let caFile = bus.root.appendingPathComponent("apns-ca.pem")
+            try apns.caPEM.write(to: caFile, atomically: true, encoding: .utf8)
+            try bus.start(.intentHandler)
+            try bus.start(.timelineService)
+            for user in users {
+                try bus.succeed("push-token", "register", "--user", user, "--token", Self.token(of: user), "--environment", "production", "--kind", "JitterWidget")
+                try changeWidget(of: user, score: 1)
+            }
+            gatewayEnvironment = [
+                    "WIDGETBUS_APNS_MODE": "send", "WIDGETBUS_APNS_KEY_FILE": keyFile.path, "WIDGETBUS_APNS_KEY_ID": "ABC123DEFG",
+                    "WIDGETBUS_APNS_TEAM_ID": "TEAM456789", "WIDGETBUS_APNS_TOPIC": Self.topic, "WIDGETBUS_APNS_SANDBOX_URL": apns.url,
+                    "WIDGETBUS_APNS_PRODUCTION_URL": apns.url, "WIDGETBUS_APNS_CA_FILE": caFile.path,
+                    "WIDGETBUS_PUSH_COALESCE_S": "\(coalesce)", "WIDGETBUS_PUSH_INTERVAL_S": "\(interval)",
+                ]
+            metricsURL = try bus.startServingMetrics(.pushGateway, extraEnvironment: gatewayEnvironment)
+            try bus.waitUntil("push-gateway has read every widget", timeout: 15) {
+                try metric("widgetbus_replica_entries", ["endpoint": "timeline_events"]) == Double(users.count)
+            }
+        }
+
+        /// kill -9 of push-gateway, and a new one on the same store; returns its log.
+        func killAndRestartGateway() throws -> ServiceProcess {
+            bus.kill9(.pushGateway)
+            metricsURL = try bus.startServingMetrics(.pushGateway, extraEnvironment: gatewayEnvironment)
+            return bus.running[.pushGateway]!
+        }
+
+        /// A token of 32 bytes, the user's own.
+        static func token(of user: String) -> String {
+            String(SHA256.hash(data: Data(user.utf8)).map { String(format: "%02x", $0) }.joined())
+        }
+
+        /// Changes what `user`'s Jitter widget shows: the scores, from `score`.
+        func changeWidget(of user: String, score: Int) throws {
+            try bus.succeed(
+                "send", "UpdateJitterScores", "--user", user,
+                "--body", #"{"crashRiskScore":\#(score),"focusScore":50,"currentCaffeineLevel":100}"#)
+        }
+
+        func metric(_ name: String, _ labels: [String: String] = [:]) throws -> Double? {
+            try PrometheusText.scrape(metricsURL).value(name, labels)
+        }
+
+        func requests(to user: String) -> [FakeAPNs.Request] {
+            apns.requests.filter { $0.token == Self.token(of: user) }
+        }
+
+        /// Waits until the gateway has answered `count` pushes in all and has none waiting.
+        func waitUntilSettled(answered count: Int, _ what: String) throws {
+            try bus.waitUntil(what, timeout: 20) {
+                let answered = try ["delivered", "token_gone", "retry", "refused"].map { try metric("widgetbus_pushes_total", ["result": $0]) ?? 0 }
+                let waiting = try metric("widgetbus_pushes_waiting") ?? 0
+                return answered.reduce(0, +) == Double(count) && waiting == 0
+            }
+        }
+    }
+
+    @Test("a change is one push: its path, headers, payload and a provider token the key's public half verifies; a refresh sends nothing")
+    func oneChangeIsOnePush() throws {
+        let rig = try Rig(users: ["pat", "fay"], coalesce: 0.2)
+        let before = Date()
+        try rig.changeWidget(of: "pat", score: 2)
+        try rig.waitUntilSettled(answered: 1, "pat's push is answered")
+        let pushes = rig.requests(to: "pat")
+        try #require(pushes.count == 1, "\(rig.apns.requests)")
+        let push = pushes[0]
+        #expect(push.method == "POST" && push.path == "/3/device/\(Rig.token(of: "pat"))")
+        #expect(push.headers["apns-push-type"] == "widgets" && push.headers["apns-topic"] == Rig.topic)
+        #expect(push.headers["apns-priority"] == "5")
+        let expiration = try #require(push.headers["apns-expiration"].flatMap(TimeInterval.init))
+        #expect(expiration > before.timeIntervalSince1970 && expiration <= Date().timeIntervalSince1970 + 86_400 + 1)
+        #expect(push.body == #"{"aps":{"content-changed":true}}"#)
+
+        let bearer = try #require(push.headers["authorization"]?.split(separator: " "))
+        #expect(bearer.first == "bearer")
+        let parts = try #require(bearer.last?.split(separator: "."))
+        try #require(parts.count == 3)
+        let header = try JSONSerialization.jsonObject(with: try Self.base64URL(parts[0])) as? [String: String]
+        #expect(header == ["alg": "ES256", "kid": "ABC123DEFG"])
+        let claims = try #require(try JSONSerialization.jsonObject(with: try Self.base64URL(parts[1])) as? [String: Any])
+        #expect(claims["iss"] as? String == "TEAM456789")
+        #expect((claims["iat"] as? Double).map { abs($0 - before.timeIntervalSince1970) < 60 } == true)
+        let signature = try P256.Signing.ECDSASignature(rawRepresentation: try Self.base64URL(parts[2]))
+        #expect(rig.key.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)), "signed with the .p8 key")
+
+        // A new zone republishes the widget with the same content: nothing to push. fay's change
+        // after it, on the same publisher, shows when the gateway has read the republished one.
+        try rig.bus.succeed("send", "SetTimeZone", "--user", "pat", "--body", #"{"timeZone":"Europe/Paris"}"#)
+        try rig.changeWidget(of: "fay", score: 2)
+        try rig.waitUntilSettled(answered: 2, "fay's push is answered")
+        #expect(rig.requests(to: "pat").count == 1, "the republished timeline sent nothing")
+        #expect(rig.requests(to: "fay").count == 1)
+        #expect(try rig.metric("widgetbus_pushes_total", ["result": "delivered"]) == 2)
+        let changes = try rig.metric("widgetbus_push_changes_total")
+        #expect(changes == 2, "two changes: pat's and fay's; the republished timeline was none")
+    }
+
+    @Test("ten changes within the coalescing delay are one push")
+    func tenChangesAreOnePush() throws {
+        let rig = try Rig(users: ["pat"], coalesce: 4)
+        for score in 2...11 { try rig.changeWidget(of: "pat", score: score) }
+        try rig.waitUntilSettled(answered: 1, "the push is answered")
+        #expect(rig.requests(to: "pat").count == 1)
+        #expect(try rig.metric("widgetbus_push_changes_total", ["result": "scheduled"]) == 1)
+        #expect(try rig.metric("widgetbus_push_changes_total", ["result": "joined"]) == 9)
+    }
+
+    @Test("a token APNs calls Unregistered is removed through intent-handler and pushed no more")
+    func aGoneTokenIsRemoved() throws {
+        let rig = try Rig(users: ["pat", "fay"], coalesce: 0.2, interval: 0)
+        rig.apns.script(Rig.token(of: "pat"), [.init(status: 410, reason: "Unregistered")])
+        try rig.changeWidget(of: "pat", score: 2)
+        try rig.waitUntilSettled(answered: 1, "the push is answered")
+        #expect(try rig.metric("widgetbus_pushes_total", ["result": "token_gone"]) == 1)
+        try rig.bus.waitUntil("intent-handler no longer has the token", timeout: 10) {
+            let other = String(repeating: "00", count: 32)
+            let tokens = try rig.bus.succeed("push-token", "remove", "--user", "pat", "--token", other).stdout
+            return !tokens.contains(Rig.token(of: "pat"))
+        }
+
+        try rig.changeWidget(of: "pat", score: 3)
+        try rig.changeWidget(of: "fay", score: 2)
+        try rig.waitUntilSettled(answered: 2, "fay's push is answered")
+        #expect(rig.requests(to: "pat").count == 1, "nothing more to the removed token")
+    }
+
+    @Test("a 429 backs off and is retried, after the Retry-After APNs gives")
+    func tooManyRequestsIsRetried() throws {
+        let rig = try Rig(users: ["pat"], coalesce: 0.2)
+        rig.apns.script(Rig.token(of: "pat"), [.init(status: 429, reason: "TooManyRequests", retryAfter: 1)])
+        try rig.changeWidget(of: "pat", score: 2)
+        try rig.waitUntilSettled(answered: 2, "the retry is answered")
+        let pushes = rig.requests(to: "pat")
+        try #require(pushes.count == 2)
+        #expect(pushes[1].arrivedAt.timeIntervalSince(pushes[0].arrivedAt) >= 0.9, "it waited for Retry-After")
+        #expect(try rig.metric("widgetbus_pushes_total", ["result": "retry"]) == 1)
+        #expect(try rig.metric("widgetbus_pushes_total", ["result": "delivered"]) == 1)
+    }
+
+    @Test("kill -9 under load: every change is pushed, and none twice but a push in flight at the kill")
+    func killNineLosesNoPushAndRepeatsNone() throws {
+        let users = (1...30).map { "user-\($0)" }
+        let rig = try Rig(users: users, coalesce: 0.5)
+        for (index, user) in users.enumerated() {
+            if index == users.count / 2 {
+                let restarted = try rig.killAndRestartGateway()
+                try rig.bus.waitUntil("the new push-gateway is ready", timeout: 15) { restarted.log.contains("push-gateway ready") }
+            }
+            try rig.changeWidget(of: user, score: 2)
+        }
+        try rig.bus.waitUntil("every user's device is pushed", timeout: 30) {
+            let pushed = Set(rig.apns.requests.map(\.token))
+            let waiting = try rig.metric("widgetbus_pushes_waiting") ?? 0
+            return users.allSatisfy { pushed.contains(Rig.token(of: $0)) } && waiting == 0
+        }
+        let log = try #require(rig.bus.running[.pushGateway]).log
+        let resent = Set(users.map { Rig.token(of: $0) }.filter { log.contains("resent \($0.prefix(8))") })
+        for user in users {
+            let pushes = rig.requests(to: user).count
+            #expect(pushes == 1 || (pushes == 2 && resent.contains(Rig.token(of: user))), "\(user): \(pushes) pushes")
+        }
+    }
+
+    static func base64URL(_ part: Substring) throws -> Data {
+        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        return try #require(Data(base64Encoded: text))
+    }
+}

@@ -1,0 +1,142 @@
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import SwiftASN1
+import Synchronization
+import X509
+
+/// A stand-in for APNs on a free loopback port: HTTP/2 over TLS (swift-nio-http2 and NIOSSL),
+/// with a certificate made for the test by its own CA, whose PEM file a gateway is told to
+/// trust. It records every request and answers each as the test scripts it: 200 by default, or
+/// a status and reason per token for as many requests as the test says.
+final class FakeAPNs: Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var headers: [String: String]
+        var body: String
+        var arrivedAt: Date
+
+        var token: String { String(path.split(separator: "/").last ?? "") }
+    }
+
+    struct Answer: Sendable {
+        var status: Int
+        var reason: String?
+        var retryAfter: Int?
+    }
+
+    let port: Int
+    /// The CA certificate that signed the server's, as PEM: what a client trusts.
+    let caPEM: String
+    private let channel: any Channel
+    private let record = Record()
+
+    private struct State {
+        var requests: [Request] = []
+        var scripted: [String: [Answer]] = [:]
+    }
+
+    /// What the server's stream handlers and the test share.
+    private final class Record: Sendable {
+        let state = Mutex(State())
+    }
+
+    init() throws {
+        let caKey = P256.Signing.PrivateKey()
+        let caName = try DistinguishedName { CommonName("WidgetBus test CA") }
+        let now = Date()
+        let ca = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey), notValidBefore: now - 3_600, notValidAfter: now + 86_400,
+            issuer: caName, subject: caName,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(caKey))
+        let serverKey = P256.Signing.PrivateKey()
+        let server = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(serverKey.publicKey), notValidBefore: now - 3_600,
+            notValidAfter: now + 86_400, issuer: caName, subject: try DistinguishedName { CommonName("localhost") },
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: .init(caKey))
+        caPEM = try ca.serializeAsPEM().pemString
+
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(server.serializeAsPEM().pemString.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)))
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let record = record
+        channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.addHandler(NIOSSLServerHandler(context: context)).flatMap {
+                    channel.configureHTTP2Pipeline(mode: .server) { stream in
+                        stream.pipeline.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), RequestHandler(record: record)])
+                    }.map { _ in }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        port = channel.localAddress!.port!
+    }
+
+    deinit {
+        try? channel.close().wait()
+    }
+
+    /// The base URL to give a gateway for either environment.
+    var url: String { "https://localhost:\(port)" }
+
+    /// Every request so far, in arrival order.
+    var requests: [Request] { record.state.withLock { $0.requests } }
+
+    /// The next requests to `token` get these answers, in order; after them, 200.
+    func script(_ token: String, _ answers: [Answer]) {
+        record.state.withLock { $0.scripted[token, default: []] += answers }
+    }
+
+    private final class RequestHandler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        private let record: Record
+        private var head: HTTPRequestHead?
+        private var body = ""
+
+        init(record: Record) { self.record = record }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): self.head = head
+            case .body(let buffer): body += String(buffer: buffer)
+            case .end:
+                guard let head else { return }
+                let request = Request(
+                    method: head.method.rawValue, path: head.uri,
+                    headers: Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }) { $1 }, body: body, arrivedAt: Date())
+                let answer = record.state.withLock { state -> Answer in
+                    state.requests.append(request)
+                    guard var answers = state.scripted[request.token], !answers.isEmpty else { return Answer(status: 200) }
+                    let answer = answers.removeFirst()
+                    state.scripted[request.token] = answers
+                    return answer
+                }
+                var headers = HTTPHeaders([("apns-id", head.headers.first(name: "apns-id") ?? UUID().uuidString)])
+                if let retryAfter = answer.retryAfter { headers.add(name: "retry-after", value: "\(retryAfter)") }
+                let reply = answer.reason.map { #"{"reason":"\#($0)"}"# } ?? ""
+                if !reply.isEmpty { headers.add(name: "content-type", value: "application/json") }
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: answer.status), headers: headers))), promise: nil)
+                if !reply.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reply)))), promise: nil) }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}
