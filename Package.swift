@@ -40,7 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
-        // Only the tests' fake APNs server uses these directly (async-http-client brings them anyway).
+        // Only the fake APNs server uses these directly (async-http-client brings them anyway).
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
@@ -190,13 +190,27 @@ let package = Package(
             dependencies: ["IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "PushGateway", "WidgetctlCommands"],
             path: "Services/widgetbus-multicall"
         ),
+        // A stand-in for APNs (HTTP/2 over TLS, with a certificate it makes): push-gateway's tests
+        // and benchmark send to it. Never linked into a service.
+        .target(
+            name: "FakeAPNs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tools/FakeAPNs"),
         // Load generator and end-to-end benchmarks of running services (not a service, not shipped).
         .executableTarget(
             name: "widgetbus-loadtest",
             dependencies: [
-                "ServiceSupport",
+                "ServiceSupport", "FakeAPNs", "WidgetDomain", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tools/widgetbus-loadtest"
         ),
@@ -259,12 +273,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain",
-                // The fake APNs server: HTTP/2 over TLS with a certificate the test makes.
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
+                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],

@@ -27,7 +27,7 @@ struct PushPlannerTests {
         }
 
         func tokensChanged(user: String, _ tokens: [WidgetPushToken]) -> [String] { value.tokensChanged(user: user, tokens) }
-        func takeDue(at date: Date) -> [OutgoingPush] { value.takeDue(at: date) }
+        func takeDue(at date: Date) -> [OutgoingPush] { value.takeDue(at: date).pushes }
     }
 
     /// What a widget shows: `content` from `generatedAt` on, never reloading by itself unless `reload` says.
@@ -59,6 +59,19 @@ struct PushPlannerTests {
         planner.value.retry(Self.tablet.token, at: Self.at(100))
         #expect(planner.value.nextDue == Self.at(100))
         #expect(planner.takeDue(at: Self.at(100)).map(\.token) == [Self.tablet.token])
+    }
+
+    @Test func aPushDueWhileTheLastIsInFlightGoesOnceThatOneIsAnswered() {
+        let planner = Planner(PushPlanner(budget: PushBudget(coalescingDelay: 0, minimumInterval: 0, dailyLimit: 24), now: Self.at(0)))
+        _ = planner.tokensChanged(user: "ann", [Self.phone])
+        _ = planner.published(Self.showing(1), for: Self.jitter, at: Self.at(0))
+        _ = planner.published(Self.showing(2, from: 1), for: Self.jitter, at: Self.at(1))
+        #expect(planner.takeDue(at: Self.at(1)).count == 1)
+        _ = planner.published(Self.showing(3, from: 2), for: Self.jitter, at: Self.at(2))
+        #expect(planner.takeDue(at: Self.at(2)).isEmpty, "the first is still in flight")
+        planner.value.answered(Self.phone.token)
+        #expect(planner.value.nextDue == Self.at(2), "due again once the first is answered")
+        #expect(planner.takeDue(at: Self.at(3)).map(\.token) == [Self.phone.token])
     }
 
     @Test func aTimelineBuiltAgainWithTheSameContentPushesNothing() {

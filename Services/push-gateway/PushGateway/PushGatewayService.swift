@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import Synchronization
 import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
@@ -43,9 +44,16 @@ public struct PushGatewayService: BusService {
 
     /// How long a removal request waits for intent-handler's reply before it is sent again.
     static let removalTimeout: TimeInterval = 2
+    /// How long a stop waits for the answers to the pushes in flight: APNs answers within a
+    /// second, and a service stops within two whatever its peers do; a push not answered by then
+    /// is sent again after the restart.
+    static let stopWaitForAnswers: Duration = .milliseconds(1_500)
     /// How long the state events rest after each turn that takes some: the gateway reads only the
     /// token events among them, and a token change may wait that long.
     static let stateEventPacing: TimeInterval = 0.02
+    /// How long the timeline events rest after each turn that takes some: a push waits seconds for
+    /// its coalescing delay and APNs anyway, and a flood of events is then taken in a few turns.
+    static let timelineEventPacing: TimeInterval = 0.05
 
     let configuration: Configuration
     let sender: any PushSender
@@ -70,15 +78,17 @@ public struct PushGatewayService: BusService {
         var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: stored.schedules)
         let metrics = PushMetrics()
         var tokenChanges: [PushTokenDirectory.Change] = []
-        var published: [PublishedWidgetTimelines.Published] = []
+        // The latest timeline of each widget not yet planned for, scanned (kept by widget: while
+        // the tokens have not synced, re-syncs of the timelines replace what they brought before).
+        var published: [WidgetReplicas.Widget: JSONFieldScanner] = [:]
         let tokens = try SequencedReplica(
             PushTokenDirectory(), bus: bus, eventsEndpoint: configuration.stateEventsEndpoint,
             snapshotEndpoint: configuration.stateSnapshotEndpoint, pacing: Self.stateEventPacing, logger: logger
         ) { tokenChanges += $0 }
         let timelines = try SequencedReplica(
             PublishedWidgetTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
-            snapshotEndpoint: configuration.timelinesEndpoint, logger: logger
-        ) { published += $0 }
+            snapshotEndpoint: configuration.timelinesEndpoint, pacing: Self.timelineEventPacing, logger: logger
+        ) { for timeline in $0 { published[timeline.widget] = timeline.timeline } }
         let removals = try TokenRemovals(bus: bus, intentsEndpoint: configuration.intentsEndpoint, logger: logger)
         let outcomes = try BusMailbox<(token: String, outcome: PushOutcome, seconds: Double)>()
         var failures: [String: Int] = [:]
@@ -104,29 +114,40 @@ public struct PushGatewayService: BusService {
                 }
             }
             tokenChanges.removeAll()
-            for timeline in published {
-                for change in planner.published(timeline.timeline, for: timeline.widget, at: now) {
+            // Only a user with a token has widgets worth reading: the others' timelines are skipped
+            // unread, and a widget is first remembered once its user has a token.
+            for (widget, body) in published where planner.hasTokens(user: widget.user) {
+                guard let timeline = ShownTimeline(timelineBody: body) else { continue }
+                for change in planner.published(timeline, for: widget, at: now) {
                     metrics.changes[change.outcome.label]?.increment()
                     if change.outcome != .coveredByTimeline { changedSchedules.insert(change.token) }
                 }
-                changedShown[timeline.widget] = timeline.timeline
+                changedShown[widget] = timeline
             }
             published.removeAll()
             try commit()
         }
 
         // Each push is stored as in flight before it is sent: a push sent is never forgotten.
+        let sending = SendsInFlight()
         bus.timer(dueAt: { tokens.snapshotCount > 0 ? planner.nextDue : nil }) { now in
-            let pushes = planner.takeDue(at: now)
-            changedSchedules.formUnion(pushes.map(\.token))
+            let (pushes, changed) = planner.takeDue(at: now)
+            changedSchedules.formUnion(changed)
             try commit()
             for push in pushes {
+                sending.started()
                 Task { [sender] in
                     let start = ContinuousClock.now
                     let outcome = await sender.send(push)
                     outcomes.post((push.token, outcome, (ContinuousClock.now - start).asSeconds))
+                    sending.finished()
                 }
             }
+        }
+        // On stop, the pushes in flight get their answers (for a moment) before the mailbox's last
+        // delivery below commits them: a stop is not a kill, and sends nothing twice.
+        bus.onStop { _ in
+            sending.waitUntilNone(timeout: Self.stopWaitForAnswers)
         }
 
         let clock = bus.clock
@@ -190,19 +211,31 @@ final class TokenRemovals {
     init(bus: Bus, intentsEndpoint: String, logger: Logger) throws {
         codec = bus.codec
         self.logger = logger
-        let replies = ReplyIDs()
+        let replies = Replies()
         socket = try bus.dealer(connectedTo: intentsEndpoint) { frames in
-            guard let payload = frames.last, let id = JSONFieldScanner(payload).string("inReplyTo") else { return }
-            replies.ids.append(id)
+            guard let payload = frames.last else { return }
+            replies.received.append(JSONFieldScanner(payload))
         }
-        bus.afterMessages { [self] _ in
-            for id in replies.ids where waiting.removeValue(forKey: id) != nil {
-                logger.info("push token removed", metadata: ["widgetbus.request_id": "\(id)"])
+        bus.afterMessages { [self] now in
+            for reply in replies.received {
+                guard let id = reply.string("inReplyTo"), waiting[id] != nil else { continue }
+                let code = reply.string("type") == MessageType.error.rawValue ? reply.object("body")?.string("code") : nil
+                switch code {
+                case nil:
+                    waiting[id] = nil
+                    logger.info("push token removed", metadata: ["widgetbus.request_id": "\(id)"])
+                case ErrorCode.internalError.rawValue?, ErrorCode.unavailable.rawValue?:
+                    waiting[id]?.deadline = now.addingTimeInterval(PushGatewayService.removalTimeout)  // sent again then
+                case let code?:
+                    waiting[id] = nil
+                    logger.error("intent-handler refused to remove a push token", metadata: ["widgetbus.request_id": "\(id)", "widgetbus.code": "\(code)"])
+                }
             }
-            replies.ids.removeAll()
+            replies.received.removeAll()
         }
         bus.timer(dueAt: { [self] in waiting.values.map(\.deadline).min() }) { [self] now in
             for (id, request) in waiting where request.deadline <= now {
+                logger.warning("removing a push token: intent-handler has not answered yet, asking again", metadata: ["widgetbus.request_id": "\(id)"])
                 try socket.send([Data(), request.payload], dontWait: true)
                 waiting[id]?.deadline = now.addingTimeInterval(PushGatewayService.removalTimeout)
             }
@@ -220,8 +253,24 @@ final class TokenRemovals {
         }
     }
 
-    private final class ReplyIDs {
-        var ids: [String] = []
+    private final class Replies {
+        var received: [JSONFieldScanner] = []
+    }
+}
+
+/// The sends running off the bus thread, so that a stop can wait for their answers.
+private final class SendsInFlight: Sendable {
+    private let count = Mutex(0)
+
+    func started() { count.withLock { $0 += 1 } }
+    func finished() { count.withLock { $0 -= 1 } }
+
+    /// Returns once no send is running, or after `timeout`.
+    func waitUntilNone(timeout: Duration) {
+        let deadline = ContinuousClock.now + timeout
+        while count.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+            usleep(10_000)
+        }
     }
 }
 

@@ -9,7 +9,7 @@ import Foundation
 /// fully whatever is kept. A scanner walks its object once, when it is made, and remembers where
 /// each field lies: reading many fields that follow a large one (a timeline's entries) costs
 /// one walk over it, not one per field.
-public struct JSONFieldScanner {
+public struct JSONFieldScanner: Sendable {
     /// Where one field of the object lies: its key's bytes between the quotes, and its value's.
     private struct Field {
         var key: Range<Int>

@@ -103,11 +103,16 @@ public final class APNsClient: PushSender {
         case (403, "ExpiredProviderToken"):
             let replaced = (try? providerToken.withLock { try $0.expired(at: now) }) ?? false
             return .retry(reason: replaced ? "provider token expired: replaced" : "provider token called expired though younger than 20 minutes", after: nil)
-        case (429, _), (500...599, _):
-            return .retry(reason: "\(status) \(reason)", after: headers.first(name: "retry-after").flatMap(TimeInterval.init))
+        case (403, "TooManyProviderTokenUpdates"), (429, _), (500...599, _):
+            return .retry(reason: "\(status) \(reason)", after: headers.first(name: "retry-after").flatMap(Self.retryAfter))
         default:
             return .refused(status: status, reason: reason)
         }
+    }
+
+    /// A `Retry-After` of whole seconds, at most an hour; nil for anything else (an HTTP date).
+    static func retryAfter(_ value: String) -> TimeInterval? {
+        Int(value.trimmingCharacters(in: .whitespaces)).flatMap { (0...3_600).contains($0) ? TimeInterval($0) : nil }
     }
 
     /// APNs' `{"reason": …}`, or the body as text when it is not that.

@@ -33,7 +33,8 @@ public enum APNsSettings {
     public static let all = [mode, keyFile, keyID, teamID, topic, sandboxURL, productionURL, caFile]
 
     /// The sender the environment asks for, and the services that must run beside push-gateway
-    /// for it (the APNs client's, shut down after push-gateway's so its last pushes finish).
+    /// for it (the APNs client's, shut down after push-gateway's, which waits for the answers to
+    /// its pushes in flight before it stops).
     public static func sender(in environment: [String: String], logger: Logger) throws -> (any PushSender, [any Service]) {
         switch mode.resolve(in: environment) {
         case "dry-run":

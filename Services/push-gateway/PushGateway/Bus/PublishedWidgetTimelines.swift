@@ -4,13 +4,15 @@ import WidgetBusProtocol
 import WidgetDomain
 
 /// timeline-service's published timelines as push-gateway follows them (``SequencedReplica``:
-/// `TimelineChanged` events, a `TimelineSnapshotReply` at start, on a gap and on a new epoch),
-/// each read as what its widget shows (``ShownTimeline``). What each widget showed before is the
-/// planner's to remember; this model holds only which widgets there are.
+/// `TimelineChanged` events, a `TimelineSnapshotReply` at start, on a gap and on a new epoch).
+/// Each timeline is handed on scanned, not read: only the widgets of users with a push token are
+/// worth reading entry by entry (``ShownTimeline``), which is the service's to decide. What each
+/// widget showed before is the planner's to remember; this model holds only which widgets there are.
 struct PublishedWidgetTimelines: ReplicaModel {
     struct Published: Sendable {
         var widget: WidgetReplicas.Widget
-        var timeline: ShownTimeline
+        /// The `TimelineBody`, as timeline-service encoded it.
+        var timeline: JSONFieldScanner
     }
 
     struct Event: Sendable {
@@ -56,9 +58,7 @@ struct PublishedWidgetTimelines: ReplicaModel {
     }
 
     private static func published(_ timeline: JSONFieldScanner) -> Published? {
-        guard let user = timeline.string("user"), let kind = timeline.string("kind").flatMap(WidgetKind.init(rawValue:)),
-            let shown = ShownTimeline(timelineBody: timeline)
-        else { return nil }
-        return Published(widget: WidgetReplicas.Widget(user: user, kind: kind), timeline: shown)
+        guard let user = timeline.string("user"), let kind = timeline.string("kind").flatMap(WidgetKind.init(rawValue:)) else { return nil }
+        return Published(widget: WidgetReplicas.Widget(user: user, kind: kind), timeline: timeline)
     }
 }

@@ -104,24 +104,36 @@ public struct PushPlanner {
         return gone
     }
 
-    /// The pushes to send at `now`, each then in flight on its schedule (``TokenPushSchedule/takeDue(at:)``).
-    /// Asked only once the tokens are known (``replaceTokens(_:)``): a token no user holds has no
-    /// schedule left.
-    public mutating func takeDue(at now: Date) -> [OutgoingPush] {
-        dueDates.takeDue(now: now).compactMap { token in
-            guard var schedule = schedules[token] else { return nil }
+    /// The pushes to send at `now`, each then in flight on its schedule (``TokenPushSchedule/takeDue(at:)``),
+    /// and every token whose schedule changed (a push sent or dropped, a schedule gone). A push
+    /// due while its device's last one is still in flight waits for that one's answer. Asked only
+    /// once the tokens are known (``replaceTokens(_:)``): a token no user holds has no schedule left.
+    public mutating func takeDue(at now: Date) -> (pushes: [OutgoingPush], changed: [String]) {
+        var pushes: [OutgoingPush] = []
+        var changed: [String] = []
+        for token in dueDates.takeDue(now: now) {
+            guard var schedule = schedules[token] else { continue }
             guard let environment = environment(of: token) else {
                 schedules[token] = nil
-                return nil
+                changed.append(token)
+                continue
             }
+            guard schedule.inFlight == nil else { continue }  // due again once answered
             let send = schedule.takeDue(at: now)
             schedules[token] = schedule
-            return send ? OutgoingPush(token: token, environment: environment, helpsUntil: schedule.inFlight?.helpsUntil) : nil
+            changed.append(token)
+            if send { pushes.append(OutgoingPush(token: token, environment: environment, helpsUntil: schedule.inFlight?.helpsUntil)) }
         }
+        return (pushes, changed)
     }
 
     /// When ``takeDue(at:)`` next has something to do; nil when no push waits.
     public var nextDue: Date? { dueDates.nextDue }
+
+    /// Whether `user` has a push token: only their widgets are worth remembering.
+    public func hasTokens(user: String) -> Bool {
+        tokensByUser[user] != nil
+    }
 
     /// The users who hold `token`: those a removal of it concerns.
     public func holders(of token: String) -> [String] {
@@ -131,6 +143,7 @@ public struct PushPlanner {
     /// APNs answered `token`'s push: delivered, or refused for good.
     public mutating func answered(_ token: String) {
         schedules[token]?.answered()
+        if let due = schedules[token]?.due { dueDates.schedule(token, at: due) }
     }
 
     /// `token`'s push was not delivered; it goes again at `retryAt` (``TokenPushSchedule/retry(at:budget:)``).

@@ -9,30 +9,39 @@ import SwiftASN1
 import Synchronization
 import X509
 
-/// A stand-in for APNs on a free loopback port: HTTP/2 over TLS (swift-nio-http2 and NIOSSL),
-/// with a certificate made for the test by its own CA, whose PEM file a gateway is told to
-/// trust. It records every request and answers each as the test scripts it: 200 by default, or
-/// a status and reason per token for as many requests as the test says.
-final class FakeAPNs: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [String: String]
-        var body: String
-        var arrivedAt: Date
+/// A stand-in for APNs on a free loopback port, for push-gateway's tests and benchmark: HTTP/2
+/// over TLS (swift-nio-http2 and NIOSSL), with a certificate made at start by a CA of its own,
+/// whose PEM a gateway is told to trust. It records every request and answers each as scripted:
+/// 200 by default, or a status and reason per token for as many requests as scripted.
+public final class FakeAPNs: Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [String: String]
+        public var body: String
+        public var arrivedAt: Date
 
-        var token: String { String(path.split(separator: "/").last ?? "") }
+        public var token: String { String(path.split(separator: "/").last ?? "") }
     }
 
-    struct Answer: Sendable {
-        var status: Int
-        var reason: String?
-        var retryAfter: Int?
+    public struct Answer: Sendable {
+        public var status: Int
+        public var reason: String?
+        public var retryAfter: Int?
+        /// Seconds the answer waits: a push held in flight.
+        public var delay: Double?
+
+        public init(status: Int, reason: String? = nil, retryAfter: Int? = nil, delay: Double? = nil) {
+            self.status = status
+            self.reason = reason
+            self.retryAfter = retryAfter
+            self.delay = delay
+        }
     }
 
-    let port: Int
+    public let port: Int
     /// The CA certificate that signed the server's, as PEM: what a client trusts.
-    let caPEM: String
+    public let caPEM: String
     private let channel: any Channel
     private let record = Record()
 
@@ -46,7 +55,7 @@ final class FakeAPNs: Sendable {
         let state = Mutex(State())
     }
 
-    init() throws {
+    public init() throws {
         let caKey = P256.Signing.PrivateKey()
         let caName = try DistinguishedName { CommonName("WidgetBus test CA") }
         let now = Date()
@@ -78,9 +87,15 @@ final class FakeAPNs: Sendable {
         channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.addHandler(NIOSSLServerHandler(context: context)).flatMap {
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                }.flatMap {
                     channel.configureHTTP2Pipeline(mode: .server) { stream in
-                        stream.pipeline.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), RequestHandler(record: record)])
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandlers([
+                                HTTP2FramePayloadToHTTP1ServerCodec(), RequestHandler(record: record),
+                            ])
+                        }
                     }.map { _ in }
                 }
             }
@@ -93,13 +108,16 @@ final class FakeAPNs: Sendable {
     }
 
     /// The base URL to give a gateway for either environment.
-    var url: String { "https://localhost:\(port)" }
+    public var url: String { "https://localhost:\(port)" }
 
     /// Every request so far, in arrival order.
-    var requests: [Request] { record.state.withLock { $0.requests } }
+    public var requests: [Request] { record.state.withLock { $0.requests } }
+
+    /// How many requests arrived so far.
+    public var requestCount: Int { record.state.withLock { $0.requests.count } }
 
     /// The next requests to `token` get these answers, in order; after them, 200.
-    func script(_ token: String, _ answers: [Answer]) {
+    public func script(_ token: String, _ answers: [Answer]) {
         record.state.withLock { $0.scripted[token, default: []] += answers }
     }
 
@@ -133,9 +151,18 @@ final class FakeAPNs: Sendable {
                 if let retryAfter = answer.retryAfter { headers.add(name: "retry-after", value: "\(retryAfter)") }
                 let reply = answer.reason.map { #"{"reason":"\#($0)"}"# } ?? ""
                 if !reply.isEmpty { headers.add(name: "content-type", value: "application/json") }
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: answer.status), headers: headers))), promise: nil)
-                if !reply.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reply)))), promise: nil) }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                let respond = { [self] in
+                    context.write(
+                        wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: answer.status), headers: headers))),
+                        promise: nil)
+                    if !reply.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reply)))), promise: nil) }
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                }
+                if let delay = answer.delay {
+                    context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(delay * 1_000))) { respond() }
+                } else {
+                    respond()
+                }
             }
         }
     }
