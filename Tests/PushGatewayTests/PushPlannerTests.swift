@@ -74,6 +74,22 @@ struct PushPlannerTests {
         #expect(planner.takeDue(at: Self.at(3)).map(\.token) == [Self.phone.token])
     }
 
+    @Test func atMostTheLimitIsSentAtOnceAndTheRestStaysDue() {
+        let planner = Planner()
+        let users = (0..<5).map { "user-\($0)" }
+        for (index, user) in users.enumerated() {
+            let token = WidgetPushToken(token: String(format: "%064x", index), environment: .sandbox, kinds: [.jitter])
+            _ = planner.tokensChanged(user: user, [token])
+            let widget = WidgetReplicas.Widget(user: user, kind: .jitter)
+            _ = planner.published(Self.showing(1), for: widget, at: Self.at(0))
+            _ = planner.published(Self.showing(2, from: 1), for: widget, at: Self.at(1))
+        }
+        let first = planner.value.takeDue(at: Self.at(11), limit: 2).pushes
+        #expect(first.count == 2)
+        #expect(planner.value.nextDue == Self.at(11), "the others stay due")
+        #expect(planner.takeDue(at: Self.at(11)).count == 3)
+    }
+
     @Test func aTimelineBuiltAgainWithTheSameContentPushesNothing() {
         let planner = Planner()
         _ = planner.tokensChanged(user: "ann", [Self.phone])

@@ -69,6 +69,16 @@ struct RefreshScheduleTests {
         #expect(schedule.takeDue(now: now + 200) == ["a"], "once, at the newest date")
     }
 
+    @Test func atMostTheLimitIsTakenAndTheRestStaysDue() {
+        var schedule = RefreshSchedule<Int>()
+        for key in 0..<5 { schedule.schedule(key, at: now + Double(key)) }
+        let first = schedule.takeDue(now: now + 10, limit: 2)
+        #expect(first == [0, 1])
+        #expect(schedule.nextDue == now + 2)
+        let rest = schedule.takeDue(now: now + 10)
+        #expect(rest == [2, 3, 4])
+    }
+
     @Test func manyReschedulesKeepOneDatePerKey() {
         var schedule = RefreshSchedule<Int>()
         for round in 0..<1_000 {

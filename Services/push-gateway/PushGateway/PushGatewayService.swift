@@ -44,6 +44,9 @@ public struct PushGatewayService: BusService {
 
     /// How long a removal request waits for intent-handler's reply before it is sent again.
     static let removalTimeout: TimeInterval = 2
+    /// Pushes sent and not yet answered, at most: a restart with many pushes due does not start
+    /// them all at once, and async-http-client's queue stays short of its request timeout.
+    static let maxSendsInFlight = 256
     /// How long a stop waits for the answers to the pushes in flight: APNs answers within a
     /// second, and a service stops within two whatever its peers do; a push not answered by then
     /// is sent again after the restart.
@@ -129,9 +132,11 @@ public struct PushGatewayService: BusService {
         }
 
         // Each push is stored as in flight before it is sent: a push sent is never forgotten.
+        // At most maxSendsInFlight at once: the next are taken when answers make room (a turn
+        // follows every answer, through the mailbox).
         let sending = SendsInFlight()
-        bus.timer(dueAt: { tokens.snapshotCount > 0 ? planner.nextDue : nil }) { now in
-            let (pushes, changed) = planner.takeDue(at: now)
+        bus.timer(dueAt: { tokens.snapshotCount > 0 && sending.count < Self.maxSendsInFlight ? planner.nextDue : nil }) { now in
+            let (pushes, changed) = planner.takeDue(at: now, limit: Self.maxSendsInFlight - sending.count)
             changedSchedules.formUnion(changed)
             try commit()
             for push in pushes {
@@ -260,15 +265,16 @@ final class TokenRemovals {
 
 /// The sends running off the bus thread, so that a stop can wait for their answers.
 private final class SendsInFlight: Sendable {
-    private let count = Mutex(0)
+    private let running = Mutex(0)
 
-    func started() { count.withLock { $0 += 1 } }
-    func finished() { count.withLock { $0 -= 1 } }
+    func started() { running.withLock { $0 += 1 } }
+    func finished() { running.withLock { $0 -= 1 } }
+    var count: Int { running.withLock { $0 } }
 
     /// Returns once no send is running, or after `timeout`.
     func waitUntilNone(timeout: Duration) {
         let deadline = ContinuousClock.now + timeout
-        while count.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+        while count > 0, ContinuousClock.now < deadline {
             usleep(10_000)
         }
     }

@@ -31,10 +31,11 @@ public struct RefreshSchedule<Key: Hashable> {
         }
     }
 
-    /// Removes and returns the keys due at `now`, earliest first.
-    public mutating func takeDue(now: Date) -> [Key] {
+    /// Removes and returns the keys due at `now`, earliest first, at most `limit` of them (the
+    /// others stay due).
+    public mutating func takeDue(now: Date, limit: Int = .max) -> [Key] {
         var due: [Key] = []
-        while let first = heap.min, first.date <= now {
+        while due.count < limit, let first = heap.min, first.date <= now {
             heap.removeMin()
             if dates[first.key] == first.date {
                 dates[first.key] = nil

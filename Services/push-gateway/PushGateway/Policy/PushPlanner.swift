@@ -104,14 +104,15 @@ public struct PushPlanner {
         return gone
     }
 
-    /// The pushes to send at `now`, each then in flight on its schedule (``TokenPushSchedule/takeDue(at:)``),
-    /// and every token whose schedule changed (a push sent or dropped, a schedule gone). A push
-    /// due while its device's last one is still in flight waits for that one's answer. Asked only
-    /// once the tokens are known (``replaceTokens(_:)``): a token no user holds has no schedule left.
-    public mutating func takeDue(at now: Date) -> (pushes: [OutgoingPush], changed: [String]) {
+    /// The pushes to send at `now`, at most `limit` (the others stay due), each then in flight on
+    /// its schedule (``TokenPushSchedule/takeDue(at:)``), and every token whose schedule changed (a
+    /// push sent or dropped, a schedule gone). A push due while its device's last one is still in
+    /// flight waits for that one's answer. Asked only once the tokens are known
+    /// (``replaceTokens(_:)``): a token no user holds has no schedule left.
+    public mutating func takeDue(at now: Date, limit: Int = .max) -> (pushes: [OutgoingPush], changed: [String]) {
         var pushes: [OutgoingPush] = []
         var changed: [String] = []
-        for token in dueDates.takeDue(now: now) {
+        for token in dueDates.takeDue(now: now, limit: limit) {
             guard var schedule = schedules[token] else { continue }
             guard let environment = environment(of: token) else {
                 schedules[token] = nil
