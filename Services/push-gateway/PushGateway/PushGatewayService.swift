@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Metrics
-import Synchronization
 import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
@@ -65,6 +64,12 @@ public struct PushGatewayService: BusService {
     public var name: String { "push-gateway" }
     public var binding: BusBinding { configuration.binding }
 
+    /// Log metadata naming a push token by its first 8 hex digits: enough to follow one device
+    /// through the logs, too little to push to it.
+    static func metadata(_ token: String, _ more: Logger.Metadata = [:]) -> Logger.Metadata {
+        more.merging(["widgetbus.push_token": "\(token.prefix(8))…"]) { $1 }
+    }
+
     public init(configuration: Configuration, sender: any PushSender, logger: Logger) {
         self.configuration = configuration
         self.sender = sender
@@ -76,7 +81,7 @@ public struct PushGatewayService: BusService {
         let stored = try store.load()
         // Pushes in flight when the gateway stopped may have reached APNs or not: they go again.
         for token in stored.schedules.filter({ $0.value.inFlight != nil }).keys.sorted() {
-            logger.notice("a push in flight when push-gateway stopped is sent again", metadata: ["widgetbus.push_token": "resent \(token.prefix(8))…"])
+            logger.notice("a push in flight when push-gateway stopped is sent again: resent \(token.prefix(8))…", metadata: Self.metadata(token))
         }
         var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: stored.schedules)
         let metrics = PushMetrics()
@@ -161,27 +166,26 @@ public struct PushGatewayService: BusService {
             for (token, outcome, seconds) in answers {
                 metrics.sent[outcome.label]?.increment()
                 if outcome != .dryRun { metrics.duration.recordSeconds(seconds) }
-                switch outcome {
-                case .delivered, .dryRun:
+                guard case .retry(let reason, let after) = outcome else {
+                    // Answered for good: delivered, logged, or refused.
                     failures[token] = nil
                     planner.answered(token)
-                case .tokenGone(let reason):
-                    failures[token] = nil
-                    planner.answered(token)
-                    logger.notice("APNs refused a push token: removing it", metadata: ["widgetbus.push_token": "\(token.prefix(8))…", "widgetbus.reason": "\(reason)"])
-                    try removals.remove(token, of: planner.holders(of: token), now: now)
-                case .retry(let reason, let after):
-                    let count = (failures[token] ?? 0) + 1
-                    failures[token] = count
-                    let delay = after ?? configuration.backoff.delay(afterFailures: count).asSeconds
-                    planner.retry(token, at: now.addingTimeInterval(delay))
-                    logger.warning(
-                        "push not delivered: retrying", metadata: ["widgetbus.push_token": "\(token.prefix(8))…", "widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"])
-                case .refused(let status, let reason):
-                    failures[token] = nil
-                    planner.answered(token)
-                    logger.error("APNs refused a push", metadata: ["widgetbus.push_token": "\(token.prefix(8))…", "widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"])
+                    if case .tokenGone(let reason) = outcome {
+                        logger.notice("APNs refused a push token: removing it", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)"]))
+                        try removals.remove(token, of: planner.holders(of: token), now: now)
+                    } else if case .refused(let status, let reason) = outcome {
+                        logger.error(
+                            "APNs refused a push", metadata: Self.metadata(token, ["widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"]))
+                    }
+                    changedSchedules.insert(token)
+                    continue
                 }
+                let count = (failures[token] ?? 0) + 1
+                failures[token] = count
+                let delay = after ?? configuration.backoff.delay(afterFailures: count).asSeconds
+                planner.retry(token, at: now.addingTimeInterval(delay))
+                logger.warning(
+                    "push not delivered: retrying", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"]))
                 changedSchedules.insert(token)
             }
             try commit()
@@ -263,20 +267,38 @@ final class TokenRemovals {
     }
 }
 
-/// The sends running off the bus thread, so that a stop can wait for their answers.
-private final class SendsInFlight: Sendable {
-    private let running = Mutex(0)
+/// The sends running off the bus thread: how many there are (at most ``PushGatewayService/maxSendsInFlight``),
+/// and a wait for the last to finish, so that a stop can take their answers.
+private final class SendsInFlight: @unchecked Sendable {
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var running = 0
 
-    func started() { running.withLock { $0 += 1 } }
-    func finished() { running.withLock { $0 -= 1 } }
-    var count: Int { running.withLock { $0 } }
+    func started() {
+        condition.lock()
+        running += 1
+        condition.unlock()
+    }
+
+    func finished() {
+        condition.lock()
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return running
+    }
 
     /// Returns once no send is running, or after `timeout`.
     func waitUntilNone(timeout: Duration) {
-        let deadline = ContinuousClock.now + timeout
-        while count > 0, ContinuousClock.now < deadline {
-            usleep(10_000)
-        }
+        let deadline = Date().addingTimeInterval(timeout.asSeconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while running > 0, condition.wait(until: deadline) {}
     }
 }
 

@@ -51,7 +51,7 @@ public struct DryRunSender: PushSender {
     public func send(_ push: OutgoingPush) async -> PushOutcome {
         logger.info(
             "widget push (dry run, not sent)",
-            metadata: ["widgetbus.push_token": "\(push.token.prefix(8))…", "widgetbus.apns_environment": "\(push.environment.rawValue)"])
+            metadata: PushGatewayService.metadata(push.token, ["widgetbus.apns_environment": "\(push.environment.rawValue)"]))
         return .dryRun
     }
 }

@@ -2,10 +2,11 @@ import Foundation
 import ServiceSupport
 import WidgetBusProtocol
 
-/// Every user's widget push tokens, as push-gateway follows them from intent-handler
+/// The users' widget push tokens, as push-gateway follows them from intent-handler
 /// (``SequencedReplica``: `PushTokensChanged` events, a `state.push.` snapshot at start, on a gap
 /// and on a new epoch). It follows the whole state sequence, to see gaps, but reads only the
-/// token events; the others only advance the sequence.
+/// token events; the others only advance the sequence. The tokens themselves are the planner's
+/// to keep: this model holds only who has any.
 struct PushTokenDirectory: ReplicaModel {
     enum Event: Sendable {
         case tokens(SequencePosition, UserPushTokens)
@@ -18,9 +19,9 @@ struct PushTokenDirectory: ReplicaModel {
         case all([UserPushTokens])
     }
 
-    private(set) var tokens: [String: UserPushTokens] = [:]
+    private var users: Set<String> = []
 
-    var count: Int { tokens.count }
+    var count: Int { users.count }
 
     static var topicPrefix: String { Topic.statePrefix }
     var snapshotPrefix: String { Topic.pushTokensPrefix }
@@ -46,12 +47,12 @@ struct PushTokenDirectory: ReplicaModel {
 
     mutating func apply(_ event: Event) -> [Change] {
         guard case .tokens(_, let user) = event else { return [] }
-        tokens[user.user] = user.tokens.isEmpty ? nil : user
+        if user.tokens.isEmpty { users.remove(user.user) } else { users.insert(user.user) }
         return [.user(user)]
     }
 
     mutating func replace(with snapshot: SnapshotBody) -> [Change] {
-        tokens = Dictionary(snapshot.pushTokens.map { ($0.user, $0) }) { $1 }
+        users = Set(snapshot.pushTokens.filter { !$0.tokens.isEmpty }.map(\.user))
         return [.all(snapshot.pushTokens)]
     }
 }
