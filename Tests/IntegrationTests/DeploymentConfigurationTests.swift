@@ -93,6 +93,42 @@ struct DeploymentConfigurationTests {
         }
     }
 
+    @Test("the compose file is valid against the Compose Specification kept in the repository, whose check refuses a broken file")
+    func composeFileMatchesTheSpecification() throws {
+        let check = Self.repository.appendingPathComponent("scripts/check-compose.sh")
+        let valid = try Self.run(URL(fileURLWithPath: "/bin/bash"), [check.path, Self.deploy.appendingPathComponent("docker-compose.yml").path])
+        #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
+
+        // The same check must be able to fail: an unknown service key and a number as an image.
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("compose-\(UUID().uuidString).yml")
+        try "services:\n  intent-handler:\n    image: 3\n    not_a_compose_key: true\n".write(to: broken, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: broken) }
+        let invalid = try Self.run(URL(fileURLWithPath: "/bin/bash"), [check.path, broken.path])
+        #expect(invalid.status == 1)
+        #expect(invalid.stdout.contains("not_a_compose_key") && invalid.stdout.contains("image"), "\(invalid.stdout)")
+    }
+
+    @Test("nothing the project runs or builds names a folder beside the repository: a user's clone has none")
+    func nothingReachesOutsideTheRepository() throws {
+        // Docs may mention the team's tools; scripts, sources, tests and deployment files may not.
+        let outside = /\.\.\/shared/
+        var offenders: [String] = []
+        let files = try #require(FileManager.default.enumerator(at: Self.repository, includingPropertiesForKeys: [.isRegularFileKey]))
+        for case let file as URL in files {
+            let relative = String(file.path.dropFirst(Self.repository.path.count + 1))
+            if file.lastPathComponent.hasPrefix(".") && file.lastPathComponent != ".ci" || file.lastPathComponent.hasPrefix(".build") {
+                files.skipDescendants()
+                continue
+            }
+            guard relative.hasPrefix("docs/") == false, file.pathExtension != "md",
+                try file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true,
+                let text = try? String(contentsOf: file, encoding: .utf8)
+            else { continue }
+            if text.contains(outside) { offenders.append(relative) }
+        }
+        #expect(offenders.isEmpty, "these files name a folder outside the repository: \(offenders.sorted())")
+    }
+
     @Test("topology.env has every endpoint at its default port, hosted by the service that binds it")
     func endpointsAreConsistent() throws {
         let compose = try Self.compose()
