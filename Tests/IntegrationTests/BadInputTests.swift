@@ -22,6 +22,8 @@ struct BadInputTests {
         ("level 11", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":11}"#).utf8), .invalidLevel),
         ("fractional level", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":7.5}"#).utf8), .invalidField),
         ("huge level", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":1e20}"#).utf8), .invalidField),
+        ("a level too small to tell from 0", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":1e-400}"#).utf8), .invalidField),
+        ("a negative level too small to tell from 0", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":-1e-400}"#).utf8), .invalidField),
         ("user as a number", Data(#"{"version":1,"id":"n","type":"ResetWidgetIntent","user":42,"sentAt":"2026-11-22T10:00:00Z","body":{}}"#.utf8), .invalidField),
         ("level -3", Data(RawClient.envelope(type: "RecordTensionIntent", body: #"{"level":-3}"#).utf8), .invalidLevel),
         ("unknown check-in", Data(RawClient.envelope(type: "MarkInterventionDoneIntent", body: #"{"checkInId":"nope"}"#).utf8), .unknownCheckIn),

@@ -142,7 +142,9 @@ struct WireJSONDecoderTests {
         #expect(root.codingPath.isEmpty)
     }
 
-    @Test("a number that is no whole number in range is corrupt data at its field", arguments: ["7.5", "1e20", "-9223372036854775809", "1e-1"])
+    @Test("a number that is no whole number in range is corrupt data at its field", arguments: [
+        "7.5", "1e20", "-9223372036854775809", "1e-1", "1e-400", "-1e-400", "0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001",
+    ])
     func notAnInteger(number: String) {
         guard case .dataCorrupted(let context)? = Self.error(#"{"body":{"level":\#(number)}}"#) else { Issue.record("no dataCorrupted"); return }
         #expect(Self.path(context) == "body.level")

@@ -120,8 +120,9 @@ final class WireDecodingNode: Decoder {
         let token = try expect(.number, Integer.self, at: index, key: key)
         let text = tape.text(token)
         if !token.isComplex, let value = JSONText.wholeNumber(Integer.self, text) { return value }
-        // With a fraction or an exponent, through `Double`: exact only below 2^53.
-        if token.isComplex, let double = Double(String(decoding: text, as: UTF8.self)), abs(double) < 0x1p53,
+        // With a fraction or an exponent, through `Double`: exact only below 2^53. A number too
+        // small to be told from zero is refused as it is for a `Double`, not read as 0.
+        if token.isComplex, let double = try? floatingPoint(Double.self, text, key: key), abs(double) < 0x1p53,
             let value = Integer(exactly: double)
         {
             return value
