@@ -33,6 +33,10 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 widgetctl="${WIDGETCTL:-$repo_root/.build/debug/widgetctl}"
 [ -x "$widgetctl" ] || { echo "curve-keys: $widgetctl not found (swift build, or set WIDGETCTL)" >&2; exit 2; }
 
+# Folders without write for group or others, whatever the caller's umask: a key dropped into an
+# allow-list folder is let in, and the services refuse a folder others could write to. Public
+# keys stay readable by all (the image's user reads them); secrets are the owner's alone.
+umask 022
 mkdir -p "$dir/secret"
 chmod 0700 "$dir/secret"
 make_key() {  # name role

@@ -12,21 +12,29 @@ import ServiceSupport
 /// metric, and serves them over HTTP (``MetricsHTTPServer``), listed first so it answers scrapes
 /// until the services have stopped; unset, metrics go nowhere and cost nothing beyond a call that
 /// does nothing.
+///
+/// A setting refused while the services are made (``InvalidSetting``, from the configuration
+/// `makeServices` reads or from the listener's) ends the process before anything runs, with one
+/// line and ``InvalidSetting/exitStatus``, the same in every service.
 public enum ServiceMain {
     public static func run(
         logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment,
         _ makeServices: () throws -> [any Service]
     ) async throws {
         var services: [any Service] = []
-        if let listen = try HTTPListenAddress(environment: environment) {
-            services.append(MetricsHTTPServer(address: listen, registry: PrometheusMetrics.bootstrap(), logger: logger))
+        do {
+            if let listen = try HTTPListenAddress(environment: environment) {
+                services.append(MetricsHTTPServer(address: listen, registry: PrometheusMetrics.bootstrap(), logger: logger))
+            }
+            #if OTLP
+            if let exporter = try OTLPTracing.bootstrap(serviceName: logger.label, environment: environment) {
+                services.append(exporter)
+            }
+            #endif
+            services += try makeServices()
+        } catch let refusal as InvalidSetting {
+            refusal.exitProcess(executable: logger.label)
         }
-        #if OTLP
-        if let exporter = try OTLPTracing.bootstrap(serviceName: logger.label, environment: environment) {
-            services.append(exporter)
-        }
-        #endif
-        services += try makeServices()
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -36,9 +44,9 @@ public enum ServiceMain {
     /// The settings ``run(logger:environment:_:)`` reads, for each service's `--help`.
     public static var settings: [EnvironmentSetting] {
         #if OTLP
-        [HTTPListenAddress.setting, OTLPTracing.endpoint]
+        HTTPListenAddress.settings + [OTLPTracing.endpoint]
         #else
-        [HTTPListenAddress.setting]
+        HTTPListenAddress.settings
         #endif
     }
 }

@@ -156,6 +156,7 @@ struct LocalRunnerTests {
         let widgetctl = BusFixture.productsDirectory.appendingPathComponent("widgetctl")
         var plain = environment
         plain["WIDGETBUS_CURVE_SECRET_KEY_FILE"] = ""
+        plain["WIDGETBUS_CURVE_KEYS_DIR"] = ""
         let refused = try runCommand(
             widgetctl, ["send", "ResetWidgetIntent", "--user", "op", "--timeout", "300", "--attempts", "1"], environment: plain)
         #expect(refused.status == 2, "no keys, no answer")

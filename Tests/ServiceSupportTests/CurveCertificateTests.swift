@@ -48,6 +48,11 @@ import ZeroMQ
         let keys = try CurveKeyPair.generate()
         let bare = directory.appendingPathComponent("secret")
         try (keys.secretKey + "\n").write(to: bare, atomically: true, encoding: .utf8)
+        chmod(bare.path, 0o644)
+        #expect(throws: CurveCertificate.Failure.self, "a secret others may read is refused, as ssh does") {
+            try CurveCertificate.keyPair(from: bare)
+        }
+        chmod(bare.path, 0o600)
         #expect(try CurveCertificate.keyPair(from: bare) == keys)
 
         let mismatched = directory.appendingPathComponent("mismatched.key_secret")

@@ -20,6 +20,9 @@ import ZeroMQ
             publisher = try .generate()
             try CurveCertificate.write(service, name: "intent-handler", in: directory.appendingPathComponent("services"))
             try CurveCertificate.write(publisher, name: "app", in: directory.appendingPathComponent("publishers"))
+            for empty in ["gateways", "operators"] {  // every role's folder exists, empty or not
+                try FileManager.default.createDirectory(at: directory.appendingPathComponent(empty), withIntermediateDirectories: true)
+            }
             let secret = directory.appendingPathComponent("services/intent-handler.key_secret")
             security = try BusSecurity(
                 try #require(

@@ -20,7 +20,8 @@ public struct IntentHandlerCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "intent-handler")
-        let configuration = try IntentHandlerService.Configuration(environment: ProcessInfo.processInfo.environment)
-        try await ServiceMain.run(logger: logger) { [IntentHandlerService(configuration: configuration, logger: logger)] }
+        try await ServiceMain.run(logger: logger) {
+            [IntentHandlerService(configuration: try IntentHandlerService.Configuration(environment: ProcessInfo.processInfo.environment), logger: logger)]
+        }
     }
 }

@@ -20,7 +20,8 @@ public struct MetricsIngestCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "metrics-ingest")
-        let configuration = try MetricsIngestService.Configuration(environment: ProcessInfo.processInfo.environment)
-        try await ServiceMain.run(logger: logger) { [MetricsIngestService(configuration: configuration, logger: logger)] }
+        try await ServiceMain.run(logger: logger) {
+            [MetricsIngestService(configuration: try MetricsIngestService.Configuration(environment: ProcessInfo.processInfo.environment), logger: logger)]
+        }
     }
 }

@@ -23,8 +23,8 @@ public struct PushGatewayCommand: AsyncParsableCommand {
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "push-gateway")
         let environment = ProcessInfo.processInfo.environment
-        let configuration = try PushGatewayService.Configuration(environment: environment)
         try await ServiceMain.run(logger: logger) {
+            let configuration = try PushGatewayService.Configuration(environment: environment)
             let (sender, beside) = try APNsSettings.sender(in: environment, logger: logger)
             return beside + [PushGatewayService(configuration: configuration, sender: sender, logger: logger)]
         }

@@ -20,7 +20,8 @@ public struct SnapshotWriterCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "snapshot-writer")
-        let configuration = try SnapshotWriterService.Configuration(environment: ProcessInfo.processInfo.environment)
-        try await ServiceMain.run(logger: logger) { [SnapshotWriterService(configuration: configuration, logger: logger)] }
+        try await ServiceMain.run(logger: logger) {
+            [SnapshotWriterService(configuration: try SnapshotWriterService.Configuration(environment: ProcessInfo.processInfo.environment), logger: logger)]
+        }
     }
 }

@@ -23,13 +23,9 @@ public struct SyncAgentCommand: AsyncParsableCommand {
             return
         }
         let logger = LoggingBootstrap.makeLogger(label: "sync-agent")
-        let configuration: SyncAgentConfiguration
-        do {
-            configuration = try SyncAgentConfiguration(environment: ProcessInfo.processInfo.environment)
-        } catch {
-            throw ValidationError("\(error)")
+        try await ServiceMain.run(logger: logger) {
+            try SyncAgentService.services(
+                configuration: try SyncAgentConfiguration(environment: ProcessInfo.processInfo.environment), logger: logger)
         }
-
-        try await ServiceMain.run(logger: logger) { try SyncAgentService.services(configuration: configuration, logger: logger) }
     }
 }

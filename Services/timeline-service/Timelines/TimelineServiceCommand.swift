@@ -21,7 +21,8 @@ public struct TimelineServiceCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let logger = LoggingBootstrap.makeLogger(label: "timeline-service")
-        let configuration = try TimelineService.Configuration(environment: ProcessInfo.processInfo.environment)
-        try await ServiceMain.run(logger: logger) { [TimelineService(configuration: configuration, logger: logger)] }
+        try await ServiceMain.run(logger: logger) {
+            [TimelineService(configuration: try TimelineService.Configuration(environment: ProcessInfo.processInfo.environment), logger: logger)]
+        }
     }
 }

@@ -15,9 +15,9 @@ public struct WidgetCtl: ParsableCommand {
             as JSON on stdout (one line each); errors go to stderr. Load tests and benchmarks are the job of \
             widgetbus-loadtest, which is not part of the production image.
 
-            Exit status: 0 on success; 1 when the service answered with an error reply (its stable code is \
-            printed) or the result reports failures; 2 when no service answered after the retries; 64 on a \
-            usage error.
+            Other exit statuses: 0 on success; 1 when the service answered with an error reply (its stable \
+            code is printed), the result reports failures, or a file cannot be written; 2 when no service \
+            answered after the retries; 64 on a usage error.
             """,
         subcommands: [
             SendCommand.self, TimelineCommand.self, SnapshotCommand.self, PendingCommand.self, WatchCommand.self,
@@ -27,6 +27,20 @@ public struct WidgetCtl: ParsableCommand {
     )
 
     public init() {}
+
+    /// Runs the command line `arguments` (the process's own when nil). A refused setting ends it as
+    /// it ends every WidgetBus executable (``InvalidSetting/exitProcess(executable:)``); every
+    /// other outcome as ArgumentParser reports it.
+    public static func main(_ arguments: [String]? = nil) {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch let refusal as InvalidSetting {
+            refusal.exitProcess(executable: "widgetctl")
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every request-sending subcommand shares.

@@ -51,9 +51,10 @@ public final class Bus {
     public let codec: WireCodec
     /// Where the sockets that bind listen.
     public let binding: BusBinding
-    /// CURVE on every socket, when configured: servers check clients against their endpoint's
-    /// allow-list, clients prove the server is the endpoint's owner.
-    public let security: BusSecurity?
+    /// The allow-lists the server sockets check clients against when the bus runs with CURVE,
+    /// read when the first of them binds: a bus that only connects needs no more than the
+    /// servers' keys in ``binding`` (clients prove the server is the endpoint's owner).
+    private var security: BusSecurity?
 
     private final class Reader {
         let target: ZMQPollTarget
@@ -84,15 +85,16 @@ public final class Bus {
     private var stopSignal: StopSignal?
     private var zapSocket: ZMQSocket?
     private var hangUpListener: Int?
+    /// Where the sockets that bind really listen, as libzmq reports it (``logNetworkExposure(to:)``).
+    private var boundAddresses: [String] = []
 
     public init(clock: any WallClock = SystemClock(), codec: WireCodec = WireCodec(), binding: BusBinding = .loopback) throws {
         context = try ZMQContext()
         self.clock = clock
         self.codec = codec
         self.binding = binding
-        security = try binding.security.map(BusSecurity.init)
         // SIGHUP reloads the keys of a deployment with CURVE: it must not end any of its processes.
-        if security != nil { HangUpSignal.shared.install() }
+        if binding.security != nil { HangUpSignal.shared.install() }
     }
 
     /// Whether a stop was requested: a handler draining a batch finishes the message in hand and
@@ -252,6 +254,23 @@ public final class Bus {
         stopSteps.append(step)
     }
 
+    /// Says in one line how this bus is on the network — CURVE or plaintext, and the addresses its
+    /// sockets really bound (an interface name or `0.0.0.0` as libzmq resolved it, not the
+    /// endpoint variable's host) — as a warning when it listens in plaintext beyond loopback.
+    /// A service logs it once its sockets are declared, so an operator reads from the log what
+    /// anyone on the network can reach.
+    public func logNetworkExposure(to logger: Logger) {
+        let mode = binding.security == nil ? "plaintext" : "CURVE"
+        let metadata: Logger.Metadata = ["widgetbus.security": "\(mode)", "widgetbus.binds": "\(boundAddresses.joined(separator: " "))"]
+        if binding.security == nil, !boundAddresses.isEmpty, !BusBinding.isLoopback(binding.host) {
+            logger.warning(
+                "bus in plaintext beyond loopback: anyone who reaches these ports can read and write every user's data",
+                metadata: metadata)
+        } else {
+            logger.info("bus in \(mode)", metadata: metadata)
+        }
+    }
+
     // MARK: - Running
 
     /// Runs turns until `stop` is requested, then the stop steps.
@@ -318,19 +337,23 @@ public final class Bus {
     // MARK: - Plumbing
 
     /// Binds `socket` at `endpoint` on ``binding``'s host, as a CURVE server of that endpoint's
-    /// allow-list when ``security`` is set.
+    /// allow-list when ``binding`` has keys.
     private func bind(_ socket: ZMQSocket, at endpoint: String) throws {
-        if let security {
-            if zapSocket == nil { try serveZAP(security) }
+        if let settings = binding.security {
+            let security = try security ?? serveZAP(BusSecurity(settings))
             try socket.makeCurveServer(keys: security.keys, domain: security.domain(of: endpoint))
         }
         try socket.bind(binding.address(for: endpoint))
+        boundAddresses.append(try socket.lastEndpoint)
     }
 
     /// The ZAP handler every CURVE server socket of this context asks, on this thread, bound
     /// before the first of them (a CURVE server with no handler would let any key in); and SIGHUP
     /// reloads the allow-lists it answers from. A bus that only connects has neither.
-    private func serveZAP(_ security: BusSecurity) throws {
+    ///
+    /// - Returns: `security`, now the bus's.
+    private func serveZAP(_ security: BusSecurity) throws -> BusSecurity {
+        self.security = security
         let logger = Logger(label: "widgetbus.security")
         let handler = ZAPHandler(security: security, logger: logger)
         // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn. Kept
@@ -357,6 +380,7 @@ public final class Bus {
             }
         }
         hangUpListener = HangUpSignal.shared.add { reloads.post(()) }
+        return security
     }
 
     private func makeSocket(_ type: ZMQSocketType, _ configure: (ZMQSocket) throws -> Void) throws -> ZMQSocket {

@@ -47,19 +47,18 @@ public struct BusBinding: Sendable {
     /// The binding `environment` asks for.
     ///
     /// - Throws: ``InvalidSetting`` for an empty host, a `WIDGETBUS_INSECURE` other than 0 or 1,
-    ///   a host beyond loopback with neither CURVE keys nor `WIDGETBUS_INSECURE=1`, or keys that
-    ///   cannot be read (``BusSecurity/Settings/init(environment:)``).
+    ///   a host beyond loopback with neither CURVE keys nor `WIDGETBUS_INSECURE=1`, or keys or
+    ///   allow-lists that cannot be read (``BusSecurity/Settings/init(environment:)``,
+    ///   ``BusSecurity/Settings/checkAllowLists()``).
     public init(environment: [String: String]) throws(InvalidSetting) {
         let host = Self.host.resolve(in: environment).trimmingCharacters(in: .whitespaces)
         guard !host.isEmpty, !host.contains(":"), !host.contains("/") else {
             throw InvalidSetting("\(Self.host.variable) must be an IPv4 address, 0.0.0.0 or an interface name, got '\(host)'")
         }
-        let insecure = Self.insecure.resolve(in: environment)
-        guard insecure == "0" || insecure == "1" else {
-            throw InvalidSetting("\(Self.insecure.variable) must be 0 or 1, got '\(insecure)'")
-        }
+        let insecure = try Self.insecure.flag(in: environment)
         let security = try BusSecurity.Settings(environment: environment)
-        guard Self.isLoopback(host) || security != nil || insecure == "1" else {
+        try security?.checkAllowLists()
+        guard Self.isLoopback(host) || security != nil || insecure else {
             throw InvalidSetting(
                 "refusing to listen on \(host) without authentication: anyone who reaches the bus could read and write every "
                     + "user's data; configure CURVE keys (\(BusSecurity.secretKeyFile.variable)), listen on loopback "
@@ -79,9 +78,10 @@ public struct BusBinding: Sendable {
         endpoints[address]?.name ?? address
     }
 
-    /// Whether `host` reaches this machine only: an address in 127.0.0.0/8, or the loopback interface.
-    static func isLoopback(_ host: String) -> Bool {
-        if host == "lo" { return true }
+    /// Whether `host` reaches this machine only: an address in 127.0.0.0/8, `localhost`, or the
+    /// loopback interface.
+    public static func isLoopback(_ host: String) -> Bool {
+        if host == "lo" || host == "localhost" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
         return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }

@@ -1,3 +1,4 @@
+import Logging
 import ServiceLifecycle
 
 /// A service that runs on one ``Bus`` on a thread of its own: every WidgetBus service but
@@ -21,6 +22,7 @@ extension BusService {
             let bus = try Bus(binding: binding)
             defer { bus.close() }
             try start(on: bus)
+            bus.logNetworkExposure(to: Logger(label: name))
             try bus.run(until: stop)
         }
     }

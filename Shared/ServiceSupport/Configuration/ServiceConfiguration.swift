@@ -40,6 +40,15 @@ public struct EnvironmentSetting: Sendable, Hashable {
         return .milliseconds(Int64((value * 1000).rounded()))
     }
 
+    /// The setting as a switch: `0` or `1`; anything else stops the service at start.
+    public func flag(in environment: [String: String]) throws(InvalidSetting) -> Bool {
+        switch resolve(in: environment) {
+        case "0": return false
+        case "1": return true
+        case let text: throw InvalidSetting("\(variable) must be 0 or 1, got '\(text)'")
+        }
+    }
+
     /// Where services keep durable state.
     public static let dataDirectory = EnvironmentSetting(
         variable: "WIDGETBUS_DATA_DIR", defaultValue: "./.widgetbus",
@@ -50,20 +59,37 @@ public struct EnvironmentSetting: Sendable, Hashable {
 
     /// The `--help` section listing `settings`, so each executable documents what it reads.
     public static func helpText(_ settings: [EnvironmentSetting]) -> String {
+        var seen: Set<String> = []
+        let settings = settings.filter { seen.insert($0.variable).inserted }
         let width = settings.map(\.variable.count).max() ?? 0
         let lines = settings.map { setting in
             "  \(setting.variable.padded(toWidth: width + 2))\(setting.purpose) (default: \(setting.defaultValue))"
         }
-        return "Environment:\n" + lines.joined(separator: "\n")
+        return "Environment:\n" + lines.joined(separator: "\n") + "\n\n" + InvalidSetting.exitStatusHelp
     }
 }
 
-/// A setting whose value is refused: the service stops at start with this message.
+/// A setting whose value is refused: the executable stops at start with this message.
 public struct InvalidSetting: Error, CustomStringConvertible {
     public let description: String
 
     public init(_ description: String) {
         self.description = description
+    }
+
+    /// The exit status of every WidgetBus executable that refuses its configuration: 78,
+    /// `EX_CONFIG` of sysexits(3), apart from a crash or a failed request (1), so a supervisor or
+    /// a script can tell a setting to fix from a fault.
+    public static let exitStatus: Int32 = 78
+
+    /// What `--help` says about it.
+    static let exitStatusHelp = "Exit status: \(exitStatus) when a setting is refused at start, with one line saying which and why."
+
+    /// Ends the process as every executable does on a refused setting: this one line on standard
+    /// error, prefixed with the executable's name, and ``exitStatus``.
+    public func exitProcess(executable: String) -> Never {
+        FileHandle.standardError.write(Data("\(executable): \(description)\n".utf8))
+        exit(Self.exitStatus)
     }
 }
 

@@ -27,23 +27,59 @@ public final class BusSecurity {
         /// Every configured endpoint, by the address it is configured with.
         let endpoints: [String: BusEndpoint]
 
-        /// The settings `environment` asks for; nil when it names no secret key (CURVE off).
+        /// The settings `environment` asks for; nil when it names neither a secret key nor a
+        /// keys directory (CURVE off).
         ///
-        /// - Throws: ``InvalidSetting`` for an unreadable key, a missing keys directory, or a
-        ///   malformed key file in it.
+        /// Half a setup is refused rather than run in plaintext: an operator who gave one of the
+        /// two meant CURVE.
+        ///
+        /// - Throws: ``InvalidSetting`` for one of the two settings without the other, a secret
+        ///   key that cannot be read or that its group or others may read, or a keys directory
+        ///   that is missing, writable by group or others, or has no service's key in
+        ///   `services/`. The allow-lists are checked only where they are served
+        ///   (``checkAllowLists()``): a client needs the servers' keys alone.
         public init?(environment: [String: String]) throws(InvalidSetting) {
-            guard let file = environment[BusSecurity.secretKeyFile.variable], !file.isEmpty else { return nil }
-            do {
-                keys = try CurveCertificate.keyPair(from: URL(fileURLWithPath: file))
-            } catch {
-                throw InvalidSetting("\(BusSecurity.secretKeyFile.variable): \(error)")
-            }
-            guard let folder = environment[BusSecurity.keysDirectory.variable], !folder.isEmpty else {
+            let secretKeyFile = BusSecurity.secretKeyFile.variable, keysDirectory = BusSecurity.keysDirectory.variable
+            let file = environment[secretKeyFile].flatMap { $0.isEmpty ? nil : $0 }
+            let folder = environment[keysDirectory].flatMap { $0.isEmpty ? nil : $0 }
+            switch (file, folder) {
+            case (nil, nil): return nil
+            case (nil, _?):
                 throw InvalidSetting(
-                    "\(BusSecurity.secretKeyFile.variable) needs \(BusSecurity.keysDirectory.variable), the servers' public keys")
+                    "\(keysDirectory) is set but \(secretKeyFile) is not: CURVE needs this executable's secret key too; "
+                        + "refusing to run the bus in plaintext")
+            case (_?, nil):
+                throw InvalidSetting("\(secretKeyFile) is set but \(keysDirectory) is not: CURVE needs the servers' public keys too")
+            case (let file?, let folder?):
+                do {
+                    keys = try CurveCertificate.keyPair(from: URL(fileURLWithPath: file))
+                } catch {
+                    throw InvalidSetting("\(secretKeyFile): \(error)")
+                }
+                directory = URL(fileURLWithPath: folder)
             }
-            directory = URL(fileURLWithPath: folder)
             endpoints = BusEndpoint.byAddress(in: environment)
+            do {
+                try checkServiceKeys()
+            } catch {
+                throw InvalidSetting("\(keysDirectory): \(error)")
+            }
+        }
+
+        /// Refuses a keys directory that is missing or writable by group or others, or whose
+        /// `services/` folder holds no key: every client of the bus needs its servers' keys.
+        func checkServiceKeys() throws(CurveCertificate.Failure) {
+            try CurveCertificate.checkKeyFolder(directory)
+            let services = directory.appendingPathComponent("services")
+            guard try !CurveCertificate.publicKeys(in: services).isEmpty else {
+                throw CurveCertificate.Failure(description: "\(services.path) holds no service's public key (*.key)")
+            }
+        }
+
+        /// Refuses allow-lists that ``BusSecurity/reload()`` would refuse, for a service that
+        /// serves them: read at start, a missing role folder stops it rather than leave it
+        /// refusing every client.
+        public func checkAllowLists() throws(InvalidSetting) {
             do {
                 _ = try BusSecurity(self)
             } catch {
@@ -82,11 +118,18 @@ public final class BusSecurity {
         try reload()
     }
 
-    /// Reads the allow-lists again.
+    /// Reads the allow-lists again; when anything is wrong, throws and keeps the lists it had.
+    ///
+    /// The keys directory and its `services/` folder must exist, `services/` must hold keys, and
+    /// every role's folder must exist (it may be empty): a folder that is missing is a
+    /// mistake in the deployment, and going on would refuse every client, the allowed ones too.
+    /// None of them may be writable by group or others (``CurveCertificate/checkKeyFolder(_:)``).
     public func reload() throws {
-        let roles = try Dictionary(uniqueKeysWithValues: ClientRole.allCases.map {
-            ($0, try CurveCertificate.publicKeys(in: directory.appendingPathComponent($0.rawValue)))
-        })
+        try settings.checkServiceKeys()
+        var roles: [ClientRole: Set<String>] = [:]
+        for role in ClientRole.allCases {
+            roles[role] = try CurveCertificate.publicKeys(in: directory.appendingPathComponent(role.rawValue))
+        }
         // Each service's key, read once; one that cannot be read lets that service in nowhere.
         let services = Set(BusEndpoint.all.flatMap { $0.access.services.union([$0.owner]) })
         let serviceKeys = services.reduce(into: [String: String]()) { $0[$1] = try? settings.serviceKey($1) }

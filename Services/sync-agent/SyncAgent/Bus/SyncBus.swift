@@ -155,6 +155,7 @@ final class SyncBus: IntentHandlerClient, Sendable {
                 "widgetbus.endpoint.sync": "\(configuration.syncEndpoint)", "widgetbus.endpoint.sync_events": "\(configuration.syncEventsEndpoint)",
                 "widgetbus.endpoint.intents": "\(configuration.intentsEndpoint)", "widgetbus.endpoint.state_events": "\(configuration.stateEventsEndpoint)",
             ])
+        bus.logNetworkExposure(to: logger)
         try bus.run(until: stop)
         logger.info("sync-agent bus stopping", metadata: ["widgetbus.sequence": "\(publisher.lastSequence)"])
     }
