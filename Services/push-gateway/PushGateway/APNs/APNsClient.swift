@@ -103,7 +103,7 @@ public final class APNsClient: PushSender {
         case (403, "ExpiredProviderToken"):
             let replaced = (try? providerToken.withLock { try $0.expired(at: now) }) ?? false
             return .retry(reason: replaced ? "provider token expired: replaced" : "provider token called expired though younger than 20 minutes", after: nil)
-        case (403, "TooManyProviderTokenUpdates"), (429, _), (500...599, _):
+        case (429, _), (500...599, _):  // 429: TooManyRequests, and TooManyProviderTokenUpdates
             return .retry(reason: "\(status) \(reason)", after: headers.first(name: "retry-after").flatMap(Self.retryAfter))
         default:
             return .refused(status: status, reason: reason)
