@@ -6,6 +6,20 @@ import Testing
 /// push-gateway against answers and settings that once made it misbehave (issue #32), each test
 /// failing before its fix: the same processes and fake APNs as ``PushGatewayEndToEndTests``.
 extension PushGatewayEndToEndTests {
+    @Test("a 429 with Retry-After: 0 is retried no sooner than a second later, however often APNs says it")
+    func retryAfterZeroDoesNotSpin() throws {
+        let rig = try Rig(users: ["pat"], coalesce: 0.2)
+        rig.apns.script(Rig.token(of: "pat"), Array(repeating: .init(status: 429, reason: "TooManyRequests", retryAfter: 0), count: 100))
+        try rig.changeWidget(of: "pat", score: 2)
+        try rig.bus.waitUntil("pat's push was sent four times", timeout: 30) { rig.requests(to: "pat").count >= 4 }
+        let arrivals = rig.requests(to: "pat").map(\.arrivedAt)
+        let first = arrivals[0]
+        let withinThreeSeconds = arrivals.count { $0.timeIntervalSince(first) < 3 }
+        #expect(withinThreeSeconds <= 3, "the first push and at most one retry a second: \(withinThreeSeconds) requests in 3 s")
+        let gaps = zip(arrivals.dropFirst(), arrivals).prefix(3).map { $0.timeIntervalSince($1) }
+        #expect(gaps.allSatisfy { $0 >= 0.99 }, "every retry waits at least a second: \(gaps)")
+    }
+
     @Test("an http:// APNs URL is refused at start, naming the variable, unless the setting for tests allows it")
     func plaintextAPNsIsRefused() throws {
         let bus = try BusFixture()

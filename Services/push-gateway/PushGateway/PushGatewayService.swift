@@ -21,7 +21,7 @@ public struct PushGatewayService: BusService {
         var intentsEndpoint: String
         var databasePath: String
         var budget: PushBudget
-        var backoff: RetryBackoff
+        var retries = PushRetryPolicy()
         /// It binds nothing: only its connections, with CURVE when configured.
         var binding: BusBinding
 
@@ -36,7 +36,6 @@ public struct PushGatewayService: BusService {
                 coalescingDelay: try EnvironmentSetting.pushCoalescingDelay.seconds(in: environment, range: 0...3_600).asSeconds,
                 minimumInterval: try EnvironmentSetting.pushMinimumInterval.seconds(in: environment, range: 0...86_400).asSeconds,
                 dailyLimit: try EnvironmentSetting.pushDailyLimit.integer(in: environment, range: 1...1_000))
-            backoff = RetryBackoff(base: .seconds(1), cap: .seconds(300))
             binding = try BusBinding(connectingIn: environment)
         }
     }
@@ -182,7 +181,7 @@ public struct PushGatewayService: BusService {
                 }
                 let count = (failures[token] ?? 0) + 1
                 failures[token] = count
-                let delay = after ?? configuration.backoff.delay(afterFailures: count).asSeconds
+                let delay = configuration.retries.delay(afterFailures: count, retryAfter: after)
                 planner.retry(token, at: now.addingTimeInterval(delay))
                 logger.warning(
                     "push not delivered: retrying", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"]))

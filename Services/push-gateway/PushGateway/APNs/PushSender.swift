@@ -25,7 +25,8 @@ public enum PushOutcome: Sendable, Equatable {
     /// nothing more is sent to it.
     case tokenGone(reason: String)
     /// Not delivered for now (429, 5xx, an expired provider token, no connection): sent again
-    /// after a backoff, or after `after` seconds when APNs said how long (`Retry-After`).
+    /// after a wait (``PushRetryPolicy``) that heeds `after`, the seconds APNs asked for
+    /// (`Retry-After`), if it did.
     case retry(reason: String, after: TimeInterval?)
     /// Refused for good for another reason (another 4xx: a wrong topic, a bad request): logged,
     /// counted, not sent again.
