@@ -39,4 +39,20 @@ extension PushGatewayEndToEndTests {
             extraEnvironment: sending.merging(["WIDGETBUS_APNS_PRODUCTION_URL": "http://localhost:1", "WIDGETBUS_APNS_ALLOW_PLAINTEXT_FOR_TESTS": "1"]) { $1 })
         #expect(allowed.log.contains("WIDGETBUS_APNS_ALLOW_PLAINTEXT_FOR_TESTS"), "it warns that pushes may go in clear text: \(allowed.log)")
     }
+
+    @Test("a restart reuses the provider token: pushes before and after a kill -9 carry the same one")
+    func providerTokenSurvivesARestart() throws {
+        let rig = try Rig(users: ["pat", "fay"], coalesce: 0.2)
+        try rig.changeWidget(of: "pat", score: 2)
+        try rig.waitUntilSettled(answered: 1, "pat's push is answered")
+        _ = try rig.killAndRestartGateway()
+        try rig.bus.waitUntil("the new push-gateway has read both widgets", timeout: 15) {
+            try rig.metric("widgetbus_replica_entries", ["endpoint": "timeline_events"]) == 2
+        }
+        try rig.changeWidget(of: "fay", score: 2)
+        try rig.waitUntilSettled(answered: 1, "fay's push is answered by the new push-gateway")
+        let before = try #require(rig.requests(to: "pat").first?.headers["authorization"])
+        let after = try #require(rig.requests(to: "fay").first?.headers["authorization"])
+        #expect(before == after, "one provider token (same iat, same signature) across the restart")
+    }
 }

@@ -57,6 +57,7 @@ public struct PushGatewayService: BusService {
     static let timelineEventPacing: TimeInterval = 0.05
 
     let configuration: Configuration
+    let store: PushStore
     let sender: any PushSender
     let logger: Logger
 
@@ -69,14 +70,14 @@ public struct PushGatewayService: BusService {
         more.merging(["widgetbus.push_token": "\(token.prefix(8))…"]) { $1 }
     }
 
-    public init(configuration: Configuration, sender: any PushSender, logger: Logger) {
+    init(configuration: Configuration, store: PushStore, sender: any PushSender, logger: Logger) {
         self.configuration = configuration
+        self.store = store
         self.sender = sender
         self.logger = logger
     }
 
     public func start(on bus: Bus) throws {
-        let store = try PushStore(path: configuration.databasePath)
         let stored = try store.load()
         // Pushes in flight when the gateway stopped may have reached APNs or not: they go again.
         for token in stored.schedules.filter({ $0.value.inFlight != nil }).keys.sorted() {

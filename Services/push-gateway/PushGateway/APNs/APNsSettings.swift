@@ -38,8 +38,11 @@ public enum APNsSettings {
 
     /// The sender the environment asks for, and the services that must run beside push-gateway
     /// for it (the APNs client's, shut down after push-gateway's, which waits for the answers to
-    /// its pushes in flight before it stops).
-    public static func sender(in environment: [String: String], logger: Logger) throws -> (any PushSender, [any Service]) {
+    /// its pushes in flight before it stops). An APNs client keeps its provider tokens in
+    /// `providerTokens`.
+    public static func sender(
+        in environment: [String: String], providerTokens: ProviderTokenStore, logger: Logger
+    ) throws -> (any PushSender, [any Service]) {
         switch mode.resolve(in: environment) {
         case "dry-run":
             return (DryRunSender(logger: logger), [])
@@ -76,7 +79,7 @@ public enum APNsSettings {
                     sandboxURL: try url(sandboxURL, in: environment, logger: logger),
                     productionURL: try url(productionURL, in: environment, logger: logger),
                     topic: try required(topic), credentials: credentials, trustRoots: roots),
-                logger: logger)
+                providerTokens: providerTokens, logger: logger)
             return (client, [APNsClientLifetime(client: client)])
         case let other:
             throw InvalidSetting("\(mode.variable) must be dry-run or send, got '\(other)'")
