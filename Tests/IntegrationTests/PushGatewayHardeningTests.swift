@@ -55,4 +55,39 @@ extension PushGatewayEndToEndTests {
         let after = try #require(rig.requests(to: "fay").first?.headers["authorization"])
         #expect(before == after, "one provider token (same iat, same signature) across the restart")
     }
+
+    @Test("a token APNs calls DeviceTokenNotForTopic is sent nothing more, across a restart, and stays registered")
+    func aTokenNotForTheTopicIsSentNoMore() throws {
+        let rig = try Rig(users: ["pat", "fay"], coalesce: 0.2, interval: 0)
+        let pat = Rig.token(of: "pat")
+        rig.apns.script(pat, [.init(status: 400, reason: "DeviceTokenNotForTopic")])
+        try rig.changeWidget(of: "pat", score: 2)
+        try rig.waitUntilSettled(answered: 1, "pat's push is refused")
+        #expect(try rig.metric("widgetbus_push_tokens_refused_total", ["reason": "DeviceTokenNotForTopic"]) == 1)
+
+        // pat's change, then fay's on the same publisher: once fay's push is answered, the
+        // gateway has read pat's change too.
+        func changeBothAndWaitForFay(score: Int, pushedBefore: Int) throws {
+            try rig.changeWidget(of: "pat", score: score)
+            try rig.changeWidget(of: "fay", score: score)
+            try rig.bus.waitUntil("fay's push is answered", timeout: 20) {
+                let delivered = try rig.metric("widgetbus_pushes_total", ["result": "delivered"]) ?? 0
+                let waiting = try rig.metric("widgetbus_pushes_waiting") ?? 0
+                return rig.requests(to: "fay").count == pushedBefore + 1 && delivered >= 1 && waiting == 0
+            }
+        }
+        try changeBothAndWaitForFay(score: 3, pushedBefore: 0)
+        #expect(rig.requests(to: "pat").count == 1, "nothing more to the refused token")
+        let restarted = try rig.killAndRestartGateway()
+        try rig.bus.waitUntil("the new push-gateway has read both widgets", timeout: 15) {
+            try rig.metric("widgetbus_replica_entries", ["endpoint": "timeline_events"]) == 2
+        }
+        try changeBothAndWaitForFay(score: 4, pushedBefore: 1)
+        #expect(rig.requests(to: "pat").count == 1, "nothing more after a restart either: the mark is stored")
+        #expect(!restarted.log.contains("APNs refused a push token for good"), "logged once, by the gateway that was refused")
+
+        let other = String(repeating: "00", count: 32)
+        let tokens = try rig.bus.succeed("push-token", "remove", "--user", "pat", "--token", other).stdout
+        #expect(tokens.contains(pat), "pat's registration is kept: \(tokens)")
+    }
 }

@@ -83,7 +83,16 @@ public struct PushGatewayService: BusService {
         for token in stored.schedules.filter({ $0.value.inFlight != nil }).keys.sorted() {
             logger.notice("a push in flight when push-gateway stopped is sent again: resent \(token.prefix(8))…", metadata: Self.metadata(token))
         }
-        var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: stored.schedules)
+        // A token refused for another topic than the one pushes go to now is pushed again.
+        var schedules = stored.schedules
+        var lifted: Set<String> = []
+        if let topic = sender.topic {
+            for token in schedules.keys where schedules[token]?.liftRefusal(unlessFor: topic) == true { lifted.insert(token) }
+        }
+        if !lifted.isEmpty {
+            logger.notice("push tokens APNs refused for another topic are pushed again", metadata: ["widgetbus.tokens": "\(lifted.count)"])
+        }
+        var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: schedules)
         let metrics = PushMetrics()
         var tokenChanges: [PushTokenDirectory.Change] = []
         // The latest timeline of each widget not yet planned for, scanned (kept by widget: while
@@ -103,7 +112,7 @@ public struct PushGatewayService: BusService {
 
         // What changed since the last commit: timelines remembered, schedules changed or gone.
         var changedShown: [WidgetReplicas.Widget: ShownTimeline] = [:]
-        var changedSchedules: Set<String> = []
+        var changedSchedules = lifted
         func commit() throws {
             try store.save(shown: changedShown, schedules: Dictionary(changedSchedules.map { ($0, planner.schedules[$0]) }) { $1 })
             if !changedSchedules.isEmpty { metrics.waiting.record(planner.waiting) }
@@ -173,6 +182,13 @@ public struct PushGatewayService: BusService {
                     if case .tokenGone(let reason) = outcome {
                         logger.notice("APNs refused a push token: removing it", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)"]))
                         try removals.remove(token, of: planner.holders(of: token), now: now)
+                    } else if case .tokenRefused(let reason, let topic) = outcome {
+                        // Logged once: nothing more is sent to the token, so APNs has nothing more to refuse.
+                        logger.error(
+                            "APNs refused a push token for good: sending it nothing more, keeping its registration",
+                            metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.topic": "\(topic)"]))
+                        planner.refused(token, TokenPushSchedule.Refusal(reason: reason, topic: topic))
+                        metrics.tokensRefused[reason]?.increment()
                     } else if case .refused(let status, let reason) = outcome {
                         logger.error(
                             "APNs refused a push", metadata: Self.metadata(token, ["widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"]))
@@ -310,6 +326,9 @@ private struct PushMetrics {
     let sent = Dictionary(uniqueKeysWithValues: ["delivered", "token_gone", "retry", "refused", "dry_run"].map {
         ($0, Counter(MetricCatalog.pushesSent, ["result": $0]))
     })
+    let tokensRefused = Dictionary(uniqueKeysWithValues: APNsClient.tokenRefusals.map {
+        ($0, Counter(MetricCatalog.pushTokensRefused, ["reason": $0]))
+    })
     let duration = Timer(MetricCatalog.pushDuration)
     let waiting = Gauge(MetricCatalog.pushesWaiting)
 }
@@ -332,7 +351,7 @@ extension PushOutcome {
         case .delivered: "delivered"
         case .tokenGone: "token_gone"
         case .retry: "retry"
-        case .refused: "refused"
+        case .refused, .tokenRefused: "refused"
         case .dryRun: "dry_run"
         }
     }

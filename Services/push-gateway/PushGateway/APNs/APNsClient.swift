@@ -44,6 +44,12 @@ public final class APNsClient: PushSender {
     /// How long one request may take, connection included.
     static let requestTimeout = TimeAmount.seconds(15)
     static let payload = #"{"aps":{"content-changed":true}}"#
+    /// APNs' reasons that refuse one token for good without calling it gone: the token is valid,
+    /// but not for the topic (another app's). Sending it the same push again is refused again.
+    /// The other refusals (`BadTopic`, `TopicDisallowed`, `InvalidProviderToken`, `PayloadEmpty`,
+    /// …) are about the gateway's request or configuration, alike for every token: marking the
+    /// tokens for them would leave every device unpushed after the operator fixes it.
+    public static let tokenRefusals: Set<String> = ["DeviceTokenNotForTopic"]
 
     private let configuration: Configuration
     private let http: HTTPClient
@@ -72,6 +78,8 @@ public final class APNsClient: PushSender {
         self.clock = clock
         self.logger = logger
     }
+
+    public var topic: String? { configuration.topic }
 
     public func send(_ push: OutgoingPush) async -> PushOutcome {
         let now = clock.now
@@ -111,6 +119,8 @@ public final class APNsClient: PushSender {
             return .delivered
         case (400, "BadDeviceToken"), (410, _):
             return .tokenGone(reason: reason)
+        case (400, _) where Self.tokenRefusals.contains(reason):
+            return .tokenRefused(reason: reason, topic: configuration.topic)
         case (403, "ExpiredProviderToken"):
             let replaced = (try? withProviderToken { try $0.expired(at: now) }) ?? false
             return .retry(reason: replaced ? "provider token expired: replaced" : "provider token called expired though younger than 20 minutes", after: nil)
