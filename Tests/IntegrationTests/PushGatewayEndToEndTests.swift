@@ -25,8 +25,6 @@ struct PushGatewayEndToEndTests {
         init(users: [String], coalesce: Double, interval: Double = 3_600) throws {
             bus = try BusFixture()
             apns = try FakeAPNs()
-            let keyFile = bus.root.appendingPathComponent("AuthKey_TEST.p8")
-            try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
             let caFile = bus.root.appendingPathComponent("apns-ca.pem")
             try apns.caPEM.write(to: caFile, atomically: true, encoding: .utf8)
             try bus.start(.intentHandler)
@@ -35,16 +33,25 @@ struct PushGatewayEndToEndTests {
                 try bus.succeed("push-token", "register", "--user", user, "--token", Self.token(of: user), "--environment", "production", "--kind", "JitterWidget")
                 try changeWidget(of: user, score: 1)
             }
-            gatewayEnvironment = [
-                    "WIDGETBUS_APNS_MODE": "send", "WIDGETBUS_APNS_KEY_FILE": keyFile.path, "WIDGETBUS_APNS_KEY_ID": "ABC123DEFG",
-                    "WIDGETBUS_APNS_TEAM_ID": "TEAM456789", "WIDGETBUS_APNS_TOPIC": Self.topic, "WIDGETBUS_APNS_SANDBOX_URL": apns.url,
-                    "WIDGETBUS_APNS_PRODUCTION_URL": apns.url, "WIDGETBUS_APNS_CA_FILE": caFile.path,
-                    "WIDGETBUS_PUSH_COALESCE_S": "\(coalesce)", "WIDGETBUS_PUSH_INTERVAL_S": "\(interval)",
-                ]
+            gatewayEnvironment = try Self.sendingEnvironment(in: bus, key: key, apnsURL: apns.url).merging([
+                "WIDGETBUS_APNS_CA_FILE": caFile.path, "WIDGETBUS_PUSH_COALESCE_S": "\(coalesce)", "WIDGETBUS_PUSH_INTERVAL_S": "\(interval)",
+            ]) { $1 }
             metricsURL = try bus.startServingMetrics(.pushGateway, extraEnvironment: gatewayEnvironment)
             try bus.waitUntil("push-gateway has read every widget", timeout: 15) {
                 try metric("widgetbus_replica_entries", ["endpoint": "timeline_events"]) == Double(users.count)
             }
+        }
+
+        /// What push-gateway needs to send to the APNs at `apnsURL` (both environments) with `key`,
+        /// written as a `.p8` file into the bus's folder.
+        static func sendingEnvironment(in bus: BusFixture, key: P256.Signing.PrivateKey, apnsURL: String) throws -> [String: String] {
+            let keyFile = bus.root.appendingPathComponent("AuthKey_TEST.p8")
+            try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+            return [
+                "WIDGETBUS_APNS_MODE": "send", "WIDGETBUS_APNS_KEY_FILE": keyFile.path, "WIDGETBUS_APNS_KEY_ID": "ABC123DEFG",
+                "WIDGETBUS_APNS_TEAM_ID": "TEAM456789", "WIDGETBUS_APNS_TOPIC": topic, "WIDGETBUS_APNS_SANDBOX_URL": apnsURL,
+                "WIDGETBUS_APNS_PRODUCTION_URL": apnsURL,
+            ]
         }
 
         /// kill -9 (or SIGTERM) of push-gateway, and a new one on the same store; returns its process.

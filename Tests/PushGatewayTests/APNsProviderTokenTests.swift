@@ -57,6 +57,35 @@ struct APNsProviderTokenTests {
         #expect(try source.token(at: 20 * 60) != first)
     }
 
+    @Test("a token an earlier run signed is reused while younger than 50 minutes, and only if this key and team signed it")
+    func aStoredTokenIsReusedOnlyWhenStillGood() throws {
+        let credentials = APNsProviderToken.Credentials(key: key, keyID: "ABC123DEFG", teamID: "TEAM456789")
+        var earlier = APNsProviderToken(credentials: credentials)
+        let stored = try earlier.token(at: Self.start)
+        func firstToken(of credentials: APNsProviderToken.Credentials, reusing token: String, at seconds: TimeInterval) throws -> String {
+            var restarted = APNsProviderToken(credentials: credentials, reusing: token, at: Self.start.addingTimeInterval(seconds))
+            return try restarted.token(at: Self.start.addingTimeInterval(seconds))
+        }
+        #expect(try firstToken(of: credentials, reusing: stored, at: 0) == stored)
+        #expect(try firstToken(of: credentials, reusing: stored, at: 50 * 60 - 1) == stored)
+        #expect(try firstToken(of: credentials, reusing: stored, at: 50 * 60) != stored, "too old")
+        #expect(try firstToken(of: credentials, reusing: stored, at: -1) != stored, "dated after now")
+        var otherKey = credentials
+        otherKey.key = P256.Signing.PrivateKey()
+        #expect(try firstToken(of: otherKey, reusing: stored, at: 60) != stored, "another key, under the same key id")
+        var otherKeyID = credentials
+        otherKeyID.keyID = "ZZZ999ZZZZ"
+        #expect(try firstToken(of: otherKeyID, reusing: stored, at: 60) != stored)
+        var otherTeam = credentials
+        otherTeam.teamID = "OTHER00000"
+        #expect(try firstToken(of: otherTeam, reusing: stored, at: 60) != stored)
+        #expect(try firstToken(of: credentials, reusing: "not.a.token", at: 60) != "not.a.token")
+
+        var reused = APNsProviderToken(credentials: credentials, reusing: stored, at: Self.start.addingTimeInterval(60))
+        #expect(reused.current?.issuedAt == Self.start, "its age counts from its own iat")
+        #expect(try !reused.expired(at: Self.start.addingTimeInterval(19 * 60)), "the 20 minutes count across a restart")
+    }
+
     @Test func aKeyFileThatIsNoP256KeyIsRefused() {
         #expect(throws: (any Error).self) {
             try APNsProviderToken.Credentials(p8: "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----", keyID: "K", teamID: "T")

@@ -135,6 +135,25 @@ struct PushPlannerTests {
         #expect(restarted.published(Self.showing(3, from: 312), for: Self.jitter, at: Self.at(312)).isEmpty, "what was shown was kept")
     }
 
+    @Test func aTokenRefusedForGoodIsPushedNothingMoreAndKeptAcrossARestart() {
+        let planner = Planner(PushPlanner(budget: PushBudget(coalescingDelay: 0, minimumInterval: 0, dailyLimit: 24), now: Self.at(0)))
+        _ = planner.tokensChanged(user: "ann", [Self.phone, Self.tablet])
+        _ = planner.published(Self.showing(1), for: Self.jitter, at: Self.at(0))
+        _ = planner.published(Self.showing(2, from: 1), for: Self.jitter, at: Self.at(1))
+        #expect(planner.takeDue(at: Self.at(1)).count == 2)
+        _ = planner.published(Self.showing(3, from: 2), for: Self.jitter, at: Self.at(2))  // waits for the answers
+        planner.value.refused(Self.phone.token, TokenPushSchedule.Refusal(reason: "DeviceTokenNotForTopic", topic: "app.push-type.widgets"))
+        planner.value.answered(Self.tablet.token)
+        #expect(planner.takeDue(at: Self.at(3)).map(\.token) == [Self.tablet.token], "the change that waited goes to the tablet only")
+        #expect(planner.published(Self.showing(4, from: 4), for: Self.jitter, at: Self.at(4)) == [Self.tablet.token])
+
+        let restarted = Planner(
+            PushPlanner(budget: planner.value.budget, now: Self.at(5), shown: planner.value.shown, schedules: planner.value.schedules))
+        #expect(restarted.value.replaceTokens([UserPushTokens(user: "ann", tokens: [Self.phone, Self.tablet], version: 2)]).isEmpty)
+        #expect(restarted.published(Self.showing(5, from: 6), for: Self.jitter, at: Self.at(6)) == [Self.tablet.token])
+        #expect(restarted.value.schedules[Self.phone.token]?.refusal?.reason == "DeviceTokenNotForTopic")
+    }
+
     @Test func aTokenRemovedWhileTheGatewayWasStoppedLosesItsSchedule() {
         let planner = Planner()
         _ = planner.tokensChanged(user: "ann", [Self.phone])

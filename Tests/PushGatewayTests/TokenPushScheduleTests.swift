@@ -133,4 +133,17 @@ struct TokenPushScheduleTests {
         let stored = try JSONEncoder().encode(schedule.value)
         #expect(try JSONDecoder().decode(TokenPushSchedule.self, from: stored) == schedule.value)
     }
+
+    @Test func aRefusalDropsThePushAndHoldsForItsTopicOnly() {
+        var schedule = TokenPushSchedule()
+        _ = schedule.changed(at: Self.at(0), widgetReloadsAt: nil, budget: Self.budget)
+        let sent = schedule.takeDue(at: Self.at(10))
+        _ = schedule.changed(at: Self.at(11), widgetReloadsAt: nil, budget: Self.budget)
+        schedule.refused(.init(reason: "DeviceTokenNotForTopic", topic: "a.push-type.widgets"))
+        #expect(sent && schedule.inFlight == nil && schedule.pending == nil, "the push in flight answered, the one waiting dropped")
+        let liftedForItsTopic = schedule.liftRefusal(unlessFor: "a.push-type.widgets")
+        #expect(!liftedForItsTopic && schedule.refusal?.reason == "DeviceTokenNotForTopic")
+        let liftedForAnother = schedule.liftRefusal(unlessFor: "b.push-type.widgets")
+        #expect(liftedForAnother && schedule.refusal == nil)
+    }
 }

@@ -25,8 +25,9 @@ public struct PushGatewayCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         try await ServiceMain.run(logger: logger) {
             let configuration = try PushGatewayService.Configuration(environment: environment)
-            let (sender, beside) = try APNsSettings.sender(in: environment, logger: logger)
-            return beside + [PushGatewayService(configuration: configuration, sender: sender, logger: logger)]
+            let store = try PushStore(path: configuration.databasePath)
+            let (sender, beside) = try APNsSettings.sender(in: environment, providerTokens: store.providerTokens, logger: logger)
+            return beside + [PushGatewayService(configuration: configuration, store: store, sender: sender, logger: logger)]
         }
     }
 }

@@ -21,7 +21,7 @@ public struct PushGatewayService: BusService {
         var intentsEndpoint: String
         var databasePath: String
         var budget: PushBudget
-        var backoff: RetryBackoff
+        var retries = PushRetryPolicy()
         /// It binds nothing: only its connections, with CURVE when configured.
         var binding: BusBinding
 
@@ -36,7 +36,6 @@ public struct PushGatewayService: BusService {
                 coalescingDelay: try EnvironmentSetting.pushCoalescingDelay.seconds(in: environment, range: 0...3_600).asSeconds,
                 minimumInterval: try EnvironmentSetting.pushMinimumInterval.seconds(in: environment, range: 0...86_400).asSeconds,
                 dailyLimit: try EnvironmentSetting.pushDailyLimit.integer(in: environment, range: 1...1_000))
-            backoff = RetryBackoff(base: .seconds(1), cap: .seconds(300))
             binding = try BusBinding(connectingIn: environment)
         }
     }
@@ -58,6 +57,7 @@ public struct PushGatewayService: BusService {
     static let timelineEventPacing: TimeInterval = 0.05
 
     let configuration: Configuration
+    let store: PushStore
     let sender: any PushSender
     let logger: Logger
 
@@ -70,20 +70,29 @@ public struct PushGatewayService: BusService {
         more.merging(["widgetbus.push_token": "\(token.prefix(8))…"]) { $1 }
     }
 
-    public init(configuration: Configuration, sender: any PushSender, logger: Logger) {
+    init(configuration: Configuration, store: PushStore, sender: any PushSender, logger: Logger) {
         self.configuration = configuration
+        self.store = store
         self.sender = sender
         self.logger = logger
     }
 
     public func start(on bus: Bus) throws {
-        let store = try PushStore(path: configuration.databasePath)
         let stored = try store.load()
         // Pushes in flight when the gateway stopped may have reached APNs or not: they go again.
         for token in stored.schedules.filter({ $0.value.inFlight != nil }).keys.sorted() {
             logger.notice("a push in flight when push-gateway stopped is sent again: resent \(token.prefix(8))…", metadata: Self.metadata(token))
         }
-        var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: stored.schedules)
+        // A token refused for another topic than the one pushes go to now is pushed again.
+        var schedules = stored.schedules
+        var lifted: Set<String> = []
+        if let topic = sender.topic {
+            for token in schedules.keys where schedules[token]?.liftRefusal(unlessFor: topic) == true { lifted.insert(token) }
+        }
+        if !lifted.isEmpty {
+            logger.notice("push tokens APNs refused for another topic are pushed again", metadata: ["widgetbus.tokens": "\(lifted.count)"])
+        }
+        var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: schedules)
         let metrics = PushMetrics()
         var tokenChanges: [PushTokenDirectory.Change] = []
         // The latest timeline of each widget not yet planned for, scanned (kept by widget: while
@@ -103,7 +112,7 @@ public struct PushGatewayService: BusService {
 
         // What changed since the last commit: timelines remembered, schedules changed or gone.
         var changedShown: [WidgetReplicas.Widget: ShownTimeline] = [:]
-        var changedSchedules: Set<String> = []
+        var changedSchedules = lifted
         func commit() throws {
             try store.save(shown: changedShown, schedules: Dictionary(changedSchedules.map { ($0, planner.schedules[$0]) }) { $1 })
             if !changedSchedules.isEmpty { metrics.waiting.record(planner.waiting) }
@@ -173,6 +182,13 @@ public struct PushGatewayService: BusService {
                     if case .tokenGone(let reason) = outcome {
                         logger.notice("APNs refused a push token: removing it", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)"]))
                         try removals.remove(token, of: planner.holders(of: token), now: now)
+                    } else if case .tokenRefused(let reason, let topic) = outcome {
+                        // Logged once: nothing more is sent to the token, so APNs has nothing more to refuse.
+                        logger.error(
+                            "APNs refused a push token for good: sending it nothing more, keeping its registration",
+                            metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.topic": "\(topic)"]))
+                        planner.refused(token, TokenPushSchedule.Refusal(reason: reason, topic: topic))
+                        metrics.tokensRefused[reason]?.increment()
                     } else if case .refused(let status, let reason) = outcome {
                         logger.error(
                             "APNs refused a push", metadata: Self.metadata(token, ["widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"]))
@@ -182,7 +198,7 @@ public struct PushGatewayService: BusService {
                 }
                 let count = (failures[token] ?? 0) + 1
                 failures[token] = count
-                let delay = after ?? configuration.backoff.delay(afterFailures: count).asSeconds
+                let delay = configuration.retries.delay(afterFailures: count, retryAfter: after)
                 planner.retry(token, at: now.addingTimeInterval(delay))
                 logger.warning(
                     "push not delivered: retrying", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"]))
@@ -310,6 +326,9 @@ private struct PushMetrics {
     let sent = Dictionary(uniqueKeysWithValues: ["delivered", "token_gone", "retry", "refused", "dry_run"].map {
         ($0, Counter(MetricCatalog.pushesSent, ["result": $0]))
     })
+    let tokensRefused = Dictionary(uniqueKeysWithValues: APNsClient.tokenRefusals.map {
+        ($0, Counter(MetricCatalog.pushTokensRefused, ["reason": $0]))
+    })
     let duration = Timer(MetricCatalog.pushDuration)
     let waiting = Gauge(MetricCatalog.pushesWaiting)
 }
@@ -332,7 +351,7 @@ extension PushOutcome {
         case .delivered: "delivered"
         case .tokenGone: "token_gone"
         case .retry: "retry"
-        case .refused: "refused"
+        case .refused, .tokenRefused: "refused"
         case .dryRun: "dry_run"
         }
     }

@@ -143,6 +143,9 @@ public enum MetricCatalog {
     public static let pushesWaiting = MetricDescription(
         name: "widgetbus_pushes_waiting", kind: .gauge, labels: [],
         help: "Tokens with a push scheduled and not yet sent.")
+    public static let pushTokensRefused = MetricDescription(
+        name: "widgetbus_push_tokens_refused_total", kind: .counter, labels: ["reason"],
+        help: "Push tokens APNs refused for good without calling them gone (DeviceTokenNotForTopic), by reason: sent nothing more, their registrations kept.")
 
     public static let all: [MetricDescription] = [
         busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busEventsPublished,
@@ -151,7 +154,7 @@ public enum MetricCatalog {
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize,
         metricSamples, metricMessagesRefused,
         syncPasses, syncPassDuration, syncRecordsPushed, syncRecordsPending, syncTargetCommitDuration, syncUsersPending,
-        pushChanges, pushesSent, pushDuration, pushesWaiting,
+        pushChanges, pushesSent, pushDuration, pushesWaiting, pushTokensRefused,
     ]
 
     /// The description of the metric named `name`.

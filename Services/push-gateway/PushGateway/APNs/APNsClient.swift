@@ -14,6 +14,7 @@ import WidgetBusProtocol
 /// (``APNsProviderToken``), `apns-push-type: widgets`, the widget topic, priority 5 (delivered
 /// when the device's power allows; WidgetKit budgets the reload either way), an expiration at
 /// the push's ``OutgoingPush/helpsUntil`` (at most a day away) and `{"aps":{"content-changed":true}}`.
+/// Every provider token it signs is kept in push-gateway's store, and the next start reuses it.
 public final class APNsClient: PushSender {
     public struct Configuration: Sendable {
         /// `https://host[:port]` of each APNs.
@@ -43,24 +44,42 @@ public final class APNsClient: PushSender {
     /// How long one request may take, connection included.
     static let requestTimeout = TimeAmount.seconds(15)
     static let payload = #"{"aps":{"content-changed":true}}"#
+    /// APNs' reasons that refuse one token for good without calling it gone: the token is valid,
+    /// but not for the topic (another app's). Sending it the same push again is refused again.
+    /// The other refusals (`BadTopic`, `TopicDisallowed`, `InvalidProviderToken`, `PayloadEmpty`,
+    /// …) are about the gateway's request or configuration, alike for every token: marking the
+    /// tokens for them would leave every device unpushed after the operator fixes it.
+    public static let tokenRefusals: Set<String> = ["DeviceTokenNotForTopic"]
 
     private let configuration: Configuration
     private let http: HTTPClient
     private let providerToken: Mutex<APNsProviderToken>
+    private let providerTokens: ProviderTokenStore
     private let clock: any WallClock
     private let logger: Logger
 
-    public init(configuration: Configuration, clock: any WallClock = SystemClock(), logger: Logger) {
+    /// A client whose first provider token is the one kept in `providerTokens`, if still good.
+    public init(configuration: Configuration, providerTokens: ProviderTokenStore, clock: any WallClock = SystemClock(), logger: Logger) {
         self.configuration = configuration
         var tls = TLSConfiguration.makeClientConfiguration()
         if let roots = configuration.trustRoots { tls.trustRoots = .certificates(roots) }
         var client = HTTPClient.Configuration(tlsConfiguration: tls)
         client.httpVersion = .automatic  // HTTP/2, as APNs requires, negotiated by ALPN
         http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: client)
-        providerToken = Mutex(APNsProviderToken(credentials: configuration.credentials))
+        let stored: String?
+        do {
+            stored = try providerTokens.load()
+        } catch {
+            logger.warning("the provider token kept in the store cannot be read: a new one is signed", metadata: ["widgetbus.error": "\(error)"])
+            stored = nil
+        }
+        providerToken = Mutex(APNsProviderToken(credentials: configuration.credentials, reusing: stored, at: clock.now))
+        self.providerTokens = providerTokens
         self.clock = clock
         self.logger = logger
     }
+
+    public var topic: String? { configuration.topic }
 
     public func send(_ push: OutgoingPush) async -> PushOutcome {
         let now = clock.now
@@ -68,7 +87,7 @@ public final class APNsClient: PushSender {
         var request = HTTPClientRequest(url: "\(base)/3/device/\(push.token)")
         request.method = .POST
         do {
-            let bearer = try providerToken.withLock { try $0.token(at: now) }
+            let bearer = try withProviderToken { try $0.token(at: now) }
             request.headers.add(name: "authorization", value: "bearer \(bearer)")
         } catch {
             return .refused(status: 0, reason: "the provider token could not be signed: \(error)")
@@ -100,14 +119,34 @@ public final class APNsClient: PushSender {
             return .delivered
         case (400, "BadDeviceToken"), (410, _):
             return .tokenGone(reason: reason)
+        case (400, _) where Self.tokenRefusals.contains(reason):
+            return .tokenRefused(reason: reason, topic: configuration.topic)
         case (403, "ExpiredProviderToken"):
-            let replaced = (try? providerToken.withLock { try $0.expired(at: now) }) ?? false
+            let replaced = (try? withProviderToken { try $0.expired(at: now) }) ?? false
             return .retry(reason: replaced ? "provider token expired: replaced" : "provider token called expired though younger than 20 minutes", after: nil)
-        case (403, "TooManyProviderTokenUpdates"), (429, _), (500...599, _):
+        case (429, _), (500...599, _):  // 429: TooManyRequests, and TooManyProviderTokenUpdates
             return .retry(reason: "\(status) \(reason)", after: headers.first(name: "retry-after").flatMap(Self.retryAfter))
         default:
             return .refused(status: status, reason: reason)
         }
+    }
+
+    /// Runs `use` on the provider token and, when it signed a new one, keeps that in the store. A
+    /// token that cannot be kept is still used; the next start signs anew.
+    private func withProviderToken<Result>(_ use: (inout APNsProviderToken) throws -> Result) throws -> Result {
+        let (result, signed) = try providerToken.withLock { token in
+            let before = token.current?.token
+            let result = try use(&token)
+            return (result, token.current?.token == before ? nil : token.current?.token)
+        }
+        if let signed {
+            do {
+                try providerTokens.save(signed)
+            } catch {
+                logger.warning("the new provider token cannot be kept in the store", metadata: ["widgetbus.error": "\(error)"])
+            }
+        }
+        return result
     }
 
     /// A `Retry-After` of whole seconds, at most an hour; nil for anything else (an HTTP date).

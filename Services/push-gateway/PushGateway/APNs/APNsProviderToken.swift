@@ -5,7 +5,9 @@ import Foundation
 /// signing key (`kid`), the team (`iss`) and when it was made (`iat`). APNs refuses a token older
 /// than an hour (`ExpiredProviderToken`) and one replaced more often than every 20 minutes
 /// (`TooManyProviderTokenUpdates`), so one token is kept and replaced between the two: when
-/// it is 50 minutes old, or when APNs calls it expired and it is at least 20 minutes old.
+/// it is 50 minutes old, or when APNs calls it expired and it is at least 20 minutes old. A token
+/// an earlier run issued is taken up again (``init(credentials:reusing:at:)``): a gateway
+/// restarting in a loop would otherwise replace it at every start, more often than APNs allows.
 ///
 /// The signature is swift-crypto's P-256 ECDSA over SHA-256, whose raw form (r ‖ s) is the JWS
 /// encoding.
@@ -42,6 +44,19 @@ public struct APNsProviderToken: Sendable {
         self.credentials = credentials
     }
 
+    /// Starts with `stored`, the token an earlier run issued last, when it is still good at `now`:
+    /// signed with this key (its `kid` this key id, its signature verified with the key's public
+    /// half) for this team, and younger than ``refreshAge``. Otherwise — no token, another key or
+    /// team, too old, or dated after `now` — the first ``token(at:)`` signs a new one.
+    public init(credentials: Credentials, reusing stored: String?, at now: Date) {
+        self.init(credentials: credentials)
+        if let stored, let issuedAt = Self.issueDate(of: stored, signedWith: credentials),
+            (0..<Self.refreshAge).contains(now.timeIntervalSince(issuedAt))
+        {
+            current = (stored, issuedAt)
+        }
+    }
+
     /// The token to send at `now`: the one in use, or a new one when it is ``refreshAge`` old.
     public mutating func token(at now: Date) throws -> String {
         if let current, now.timeIntervalSince(current.issuedAt) < Self.refreshAge { return current.token }
@@ -69,6 +84,27 @@ public struct APNsProviderToken: Sendable {
         return token
     }
 
+    /// When `token` was issued (its `iat`), if `credentials` made it; nil for anything else.
+    static func issueDate(of token: String, signedWith credentials: Credentials) -> Date? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        let decoder = JSONDecoder()
+        guard parts.count == 3,
+            let header = Self.base64URLDecoded(parts[0]).flatMap({ try? decoder.decode(Header.self, from: $0) }),
+            let claims = Self.base64URLDecoded(parts[1]).flatMap({ try? decoder.decode(Claims.self, from: $0) }),
+            let signature = Self.base64URLDecoded(parts[2]).flatMap({ try? P256.Signing.ECDSASignature(rawRepresentation: $0) }),
+            header.alg == "ES256", header.kid == credentials.keyID, claims.iss == credentials.teamID,
+            credentials.key.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8))
+        else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(claims.iat))
+    }
+
+    /// The bytes of base64 with the URL alphabet and no padding; nil when `text` is not that.
+    static func base64URLDecoded(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+
     /// Base64 with the URL alphabet and no padding (RFC 7515 §2).
     static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
@@ -76,13 +112,13 @@ public struct APNsProviderToken: Sendable {
     }
 
     /// The JOSE header: the algorithm and the key that signed.
-    private struct Header: Encodable {
+    private struct Header: Codable {
         var alg = "ES256"
         var kid: String
     }
 
     /// The claims APNs reads: the team and the issue date, in whole seconds.
-    private struct Claims: Encodable {
+    private struct Claims: Codable {
         var iss: String
         var iat: Int
     }

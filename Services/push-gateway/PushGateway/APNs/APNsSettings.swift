@@ -30,12 +30,19 @@ public enum APNsSettings {
         variable: "WIDGETBUS_APNS_CA_FILE", defaultValue: "",
         purpose: "PEM certificates to trust for APNs instead of the system's (an outbound TLS proxy); empty: the system's")
 
-    public static let all = [mode, keyFile, keyID, teamID, topic, sandboxURL, productionURL, caFile]
+    public static let allowPlaintextForTests = EnvironmentSetting(
+        variable: "WIDGETBUS_APNS_ALLOW_PLAINTEXT_FOR_TESTS", defaultValue: "0",
+        purpose: "1 lets the APNs URLs be http:// (a stand-in APNs in a test): pushes and the provider token then go in clear text; never in a deployment")
+
+    public static let all = [mode, keyFile, keyID, teamID, topic, sandboxURL, productionURL, caFile, allowPlaintextForTests]
 
     /// The sender the environment asks for, and the services that must run beside push-gateway
     /// for it (the APNs client's, shut down after push-gateway's, which waits for the answers to
-    /// its pushes in flight before it stops).
-    public static func sender(in environment: [String: String], logger: Logger) throws -> (any PushSender, [any Service]) {
+    /// its pushes in flight before it stops). An APNs client keeps its provider tokens in
+    /// `providerTokens`.
+    public static func sender(
+        in environment: [String: String], providerTokens: ProviderTokenStore, logger: Logger
+    ) throws -> (any PushSender, [any Service]) {
         switch mode.resolve(in: environment) {
         case "dry-run":
             return (DryRunSender(logger: logger), [])
@@ -69,12 +76,36 @@ public enum APNsSettings {
             }
             let client = APNsClient(
                 configuration: .init(
-                    sandboxURL: sandboxURL.resolve(in: environment), productionURL: productionURL.resolve(in: environment),
+                    sandboxURL: try url(sandboxURL, in: environment, logger: logger),
+                    productionURL: try url(productionURL, in: environment, logger: logger),
                     topic: try required(topic), credentials: credentials, trustRoots: roots),
-                logger: logger)
+                providerTokens: providerTokens, logger: logger)
             return (client, [APNsClientLifetime(client: client)])
         case let other:
             throw InvalidSetting("\(mode.variable) must be dry-run or send, got '\(other)'")
+        }
+    }
+}
+
+extension APNsSettings {
+    /// The APNs URL `setting` names: `https` only, since every request carries the provider
+    /// token, which lets whoever reads it push to the app's devices for up to an hour; and APNs
+    /// itself takes nothing else. `http` only when ``allowPlaintextForTests`` is 1, with a warning
+    /// at start.
+    static func url(_ setting: EnvironmentSetting, in environment: [String: String], logger: Logger) throws -> String {
+        let allow = allowPlaintextForTests.resolve(in: environment)
+        guard allow == "0" || allow == "1" else { throw InvalidSetting("\(allowPlaintextForTests.variable) must be 0 or 1, got '\(allow)'") }
+        let value = setting.resolve(in: environment)
+        switch value.split(separator: ":", maxSplits: 1).first?.lowercased() {
+        case "https":
+            return value
+        case "http" where allow == "1":
+            logger.warning(
+                "\(setting.variable)=\(value): pushes and the provider token go in clear text, as \(allowPlaintextForTests.variable)=1 allows (for tests only)")
+            return value
+        default:
+            throw InvalidSetting(
+                "\(setting.variable) must be an https:// URL, got '\(value)': every push carries the provider token, which must not go in clear text")
         }
     }
 }

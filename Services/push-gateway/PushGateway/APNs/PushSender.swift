@@ -25,8 +25,13 @@ public enum PushOutcome: Sendable, Equatable {
     /// nothing more is sent to it.
     case tokenGone(reason: String)
     /// Not delivered for now (429, 5xx, an expired provider token, no connection): sent again
-    /// after a backoff, or after `after` seconds when APNs said how long (`Retry-After`).
+    /// after a wait (``PushRetryPolicy``) that heeds `after`, the seconds APNs asked for
+    /// (`Retry-After`), if it did.
     case retry(reason: String, after: TimeInterval?)
+    /// The token refused for good for `topic`, without being gone (``APNsClient/tokenRefusals``:
+    /// `DeviceTokenNotForTopic`): nothing more is sent to it for that topic, but the users who
+    /// registered it keep it; it is theirs, and intent-handler's to remove.
+    case tokenRefused(reason: String, topic: String)
     /// Refused for good for another reason (another 4xx: a wrong topic, a bad request): logged,
     /// counted, not sent again.
     case refused(status: Int, reason: String)
@@ -36,6 +41,8 @@ public enum PushOutcome: Sendable, Equatable {
 
 /// Where pushes go: APNs, or the log.
 public protocol PushSender: Sendable {
+    /// The `apns-topic` of the pushes it sends; nil when it sends none.
+    var topic: String? { get }
     func send(_ push: OutgoingPush) async -> PushOutcome
 }
 
@@ -47,6 +54,8 @@ public struct DryRunSender: PushSender {
     public init(logger: Logger) {
         self.logger = logger
     }
+
+    public var topic: String? { nil }
 
     public func send(_ push: OutgoingPush) async -> PushOutcome {
         logger.info(

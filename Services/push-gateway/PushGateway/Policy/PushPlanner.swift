@@ -11,7 +11,7 @@ import WidgetBusProtocol
 /// reloads whenever it is pushed or its timeline's policy says so, and gets the latest then). A
 /// timeline whose content differs from that one's, before that one's reload date, is a change;
 /// a change is pushed to every token of the user that covers the widget's kind, on each token's
-/// ``TokenPushSchedule``.
+/// ``TokenPushSchedule``, unless APNs refused that token for good (``refused(_:_:)``).
 public struct PushPlanner {
 
     public let budget: PushBudget
@@ -59,7 +59,8 @@ public struct PushPlanner {
         // later, which can only make a change look worth a push when it was not.
         let previous = shown.updateValue(timeline, forKey: widget)
         guard let previous, previous.showsOtherContent(than: timeline) else { return [] }
-        return (tokensByUser[widget.user] ?? []).filter { $0.covers(widget.kind) }.map { token in
+        let tokens = (tokensByUser[widget.user] ?? []).filter { $0.covers(widget.kind) && schedules[$0.token]?.refusal == nil }
+        return tokens.map { token in
             var schedule = schedules[token.token] ?? TokenPushSchedule()
             let outcome = schedule.changed(at: now, widgetReloadsAt: previous.reloadDate, budget: budget)
             if case .scheduled(let due) = outcome {
@@ -145,6 +146,13 @@ public struct PushPlanner {
     public mutating func answered(_ token: String) {
         schedules[token]?.answered()
         if let due = schedules[token]?.due { dueDates.schedule(token, at: due) }
+    }
+
+    /// APNs refused `token`'s push for good without calling the token gone: the push is answered
+    /// and nothing more is scheduled for the token while it is held
+    /// (``TokenPushSchedule/refused(_:)``).
+    public mutating func refused(_ token: String, _ refusal: TokenPushSchedule.Refusal) {
+        schedules[token]?.refused(refusal)
     }
 
     /// `token`'s push was not delivered; it goes again at `retryAt` (``TokenPushSchedule/retry(at:budget:)``).

@@ -15,6 +15,8 @@ import Foundation
 ///   dropped.
 /// - A push counts against the budget from the moment it is sent; one that fails and is to be
 ///   retried gives its place back and falls due again at the retry date.
+/// - A token APNs refused for good for the topic (``refusal``) is pushed nothing more while the
+///   pushes go to that topic.
 public struct TokenPushSchedule: Codable, Sendable, Equatable {
     /// A push waiting for its date.
     public struct Pending: Codable, Sendable, Equatable {
@@ -22,6 +24,17 @@ public struct TokenPushSchedule: Codable, Sendable, Equatable {
         /// Until when the push still brings something: the latest reload date of the widgets whose
         /// change it carries (nil: one of them never reloads by itself).
         public var helpsUntil: Date?
+    }
+
+    /// Why APNs refused the token for good, and for which `apns-topic`.
+    public struct Refusal: Codable, Sendable, Equatable {
+        public var reason: String
+        public var topic: String
+
+        public init(reason: String, topic: String) {
+            self.reason = reason
+            self.topic = topic
+        }
     }
 
     /// A push sent and not yet answered.
@@ -44,6 +57,10 @@ public struct TokenPushSchedule: Codable, Sendable, Equatable {
     public private(set) var sent: [Date] = []
     public private(set) var pending: Pending?
     public private(set) var inFlight: InFlight?
+    /// Set once APNs refused the token for good (``PushOutcome/tokenRefused(reason:topic:)``):
+    /// nothing is scheduled for it any more. Kept with the schedule, so across restarts, and gone
+    /// with it when no user holds the token.
+    public private(set) var refusal: Refusal?
 
     public init() {}
 
@@ -82,6 +99,23 @@ public struct TokenPushSchedule: Codable, Sendable, Equatable {
     /// it is not sent again, and it counts as sent.
     public mutating func answered() {
         inFlight = nil
+    }
+
+    /// APNs refused the push in flight for good, and would refuse any other to this token for
+    /// `topic`: it is answered, the push waiting is dropped, and nothing more is scheduled.
+    public mutating func refused(_ refusal: Refusal) {
+        inFlight = nil
+        pending = nil
+        self.refusal = refusal
+    }
+
+    /// The pushes now go to `topic`: a refusal for another topic no longer holds (a token is
+    /// refused for the topic it was sent with; a gateway started with a mistaken topic and then
+    /// corrected would otherwise never push its devices again). Returns whether one was lifted.
+    public mutating func liftRefusal(unlessFor topic: String) -> Bool {
+        guard let refusal, refusal.topic != topic else { return false }
+        self.refusal = nil
+        return true
     }
 
     /// The push in flight was not delivered and is to be sent again at `retryAt` (or later, if

@@ -7,8 +7,9 @@ import WidgetDomain
 /// gateway was stopped is still seen as one) and every token's schedule (so a push that was due,
 /// or in flight, is not forgotten, and pushes already sent keep counting against the budget).
 /// Written in one transaction after each turn that changed something, before any push of that
-/// turn is sent. The tokens themselves are intent-handler's, and re-synced from it at start.
-final class PushStore {
+/// turn is sent. The tokens themselves are intent-handler's, and re-synced from it at start. The
+/// provider token signed last is kept too (``providerTokens``).
+final class PushStore: Sendable {
     let database: SQLiteDatabase
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
@@ -24,8 +25,14 @@ final class PushStore {
                     CREATE TABLE token_schedule (token TEXT PRIMARY KEY NOT NULL, schedule BLOB NOT NULL) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v2: provider token") { db in
+            try db.execute(sql: "CREATE TABLE provider_token (id INTEGER PRIMARY KEY CHECK (id = 1), token TEXT NOT NULL)")
+        }
         try migrator.migrate(database.queue)
     }
+
+    /// The provider token kept in this store, for the APNs client.
+    var providerTokens: ProviderTokenStore { ProviderTokenStore(database: database) }
 
     /// Everything stored, to start a planner from.
     func load() throws -> (shown: [WidgetReplicas.Widget: ShownTimeline], schedules: [String: TokenPushSchedule]) {
@@ -61,5 +68,24 @@ final class PushStore {
                 }
             }
         }
+    }
+}
+
+/// The provider token push-gateway signed last, kept in its store so that the next start reuses
+/// it (``APNsProviderToken/init(credentials:reusing:at:)``) instead of replacing it: APNs refuses
+/// a provider that replaces its token more often than every 20 minutes, as a gateway restarting
+/// in a loop would. One row, written when a token is signed (at most every 20 minutes), read at
+/// start; from the APNs client's tasks, through the store's one connection.
+public struct ProviderTokenStore: Sendable {
+    let database: SQLiteDatabase
+
+    /// The token kept, if any.
+    func load() throws -> String? {
+        try database.queue.read { db in try String.fetchOne(db, sql: "SELECT token FROM provider_token WHERE id = 1") }
+    }
+
+    /// Keeps `token` in place of the one kept before.
+    func save(_ token: String) throws {
+        try database.write { db in try db.execute(sql: "INSERT OR REPLACE INTO provider_token (id, token) VALUES (1, ?)", arguments: [token]) }
     }
 }
