@@ -93,13 +93,12 @@ extension APNsSettings {
     /// itself takes nothing else. `http` only when ``allowPlaintextForTests`` is 1, with a warning
     /// at start.
     static func url(_ setting: EnvironmentSetting, in environment: [String: String], logger: Logger) throws -> String {
-        let allow = allowPlaintextForTests.resolve(in: environment)
-        guard allow == "0" || allow == "1" else { throw InvalidSetting("\(allowPlaintextForTests.variable) must be 0 or 1, got '\(allow)'") }
+        let allow = try allowPlaintextForTests.flag(in: environment)
         let value = setting.resolve(in: environment)
         switch value.split(separator: ":", maxSplits: 1).first?.lowercased() {
         case "https":
             return value
-        case "http" where allow == "1":
+        case "http" where allow:
             logger.warning(
                 "\(setting.variable)=\(value): pushes and the provider token go in clear text, as \(allowPlaintextForTests.variable)=1 allows (for tests only)")
             return value
