@@ -47,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev, found through pkg-config.
@@ -176,6 +177,18 @@ let package = Package(
             path: "Services/push-gateway/PushGateway"
         ),
         .executableTarget(name: "push-gateway", dependencies: ["PushGateway"], path: "Services/push-gateway/Main"),
+        // app-gateway's identity model: which bearer tokens prove a user, and the bus user id a
+        // proven (issuer, subject) maps to. Pure, on an injected date; jwt-kit reads the keys and
+        // checks the signatures, swift-crypto hashes long subjects.
+        .target(
+            name: "AppGatewayIdentity",
+            dependencies: [
+                "WidgetBusProtocol",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/app-gateway/Identity"
+        ),
         .target(
             name: "WidgetctlCommands",
             dependencies: [
@@ -262,6 +275,12 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "AppGatewayIdentityTests",
+            dependencies: [
+                "AppGatewayIdentity", "WidgetBusProtocol", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(
             name: "MetricsIngestUnitTests",
