@@ -84,6 +84,10 @@ public final class Bus {
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
     private var zapSocket: ZMQSocket?
+    /// The ZAP handler, which also counts the handshakes the sockets' monitors report failed.
+    private var zapHandler: ZAPHandler?
+    /// Every CURVE server socket, with its monitor.
+    private var curveServers: [CurveServer] = []
     private var hangUpListener: Int?
     /// Where the sockets that bind really listen, as libzmq reports it (``logNetworkExposure(to:)``).
     private var boundAddresses: [String] = []
@@ -341,7 +345,9 @@ public final class Bus {
     private func bind(_ socket: ZMQSocket, at endpoint: String) throws {
         if let settings = binding.security {
             let security = try security ?? serveZAP(BusSecurity(settings))
-            try socket.makeCurveServer(keys: security.keys, domain: security.domain(of: endpoint))
+            let domain = security.domain(of: endpoint)
+            try socket.makeCurveServer(keys: security.keys, domain: domain)
+            try watchHandshakes(of: socket, domain: domain)
         }
         try socket.bind(binding.address(for: endpoint))
         boundAddresses.append(try socket.lastEndpoint)
@@ -356,6 +362,7 @@ public final class Bus {
         self.security = security
         let logger = Logger(label: "widgetbus.security")
         let handler = ZAPHandler(security: security, logger: logger)
+        zapHandler = handler
         // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn. Kept
         // apart from the other sockets, to be closed after all of them.
         let socket = try ZMQSocket(context: context, type: .router)
@@ -381,6 +388,28 @@ public final class Bus {
         }
         hangUpListener = HangUpSignal.shared.add { reloads.post(()) }
         return security
+    }
+
+    /// Monitors `socket`, a CURVE server of `domain` (``CurveServer``), on a PAIR read on this
+    /// thread like any other socket.
+    private func watchHandshakes(of socket: ZMQSocket, domain: String) throws {
+        let address = "inproc://widgetbus.handshakes.\(curveServers.count)"
+        try socket.monitor(ZAPHandler.monitoredEvents, at: address)
+        let monitor = try makeSocket(.pair) {
+            try $0.setLinger(milliseconds: 0)
+            try $0.connect(address)
+        }
+        let server = CurveServer(socket: socket, domain: domain, monitor: monitor)
+        curveServers.append(server)
+        onMessages(of: monitor, endpoint: "zap", batch: Self.defaultBatch) { [unowned self] messages in
+            for frames in messages { report(frames, of: server) }
+        }
+    }
+
+    /// Hands the ZAP handler a handshake failure `server`'s monitor reported.
+    private func report(_ frames: [Data], of server: CurveServer) {
+        guard let event = ZMQSocketEvent(frames: frames) else { return }
+        zapHandler?.handshakeFailed(event, domain: server.domain)
     }
 
     private func makeSocket(_ type: ZMQSocketType, _ configure: (ZMQSocket) throws -> Void) throws -> ZMQSocket {
@@ -411,6 +440,16 @@ public final class Bus {
                 return messages.count
             })
     }
+}
+
+/// A CURVE server socket of a ``Bus``, with the ZAP domain of its endpoint and the PAIR its
+/// monitor reports on. libzmq tells the ZAP handler only of the clients whose CURVE handshake
+/// succeeded; the monitor reports the handshakes that failed before it (a client without CURVE,
+/// one expecting another server key), so that those refusals are counted and logged too.
+private struct CurveServer {
+    let socket: ZMQSocket
+    let domain: String
+    let monitor: ZMQSocket
 }
 
 /// Sends replies that a ``Bus/replies(at:batch:pacing:_:)`` handler left for later.
