@@ -44,6 +44,19 @@ public final class ZMQSocket {
         }
     }
 
+    /// Stops accepting connections on `endpoint`, exactly as bound or as ``lastEndpoint`` reads
+    /// it after a wildcard bind, and drops every connection accepted there: libzmq ends the
+    /// sessions a listener accepted with the listener. Asynchronous: the I/O thread closes the
+    /// listener a moment later, and a monitor's ``ZMQSocketEvents/closed`` says when. Binding the
+    /// same address before then fails with `EADDRINUSE` (TCP), or is undone by the old listener
+    /// removing its file (`ipc://`).
+    public func unbind(_ endpoint: String) throws(ZMQError) {
+        let socket = try liveHandle("zmq_unbind(\(endpoint))")
+        if zmq_unbind(socket, endpoint) != 0 {
+            throw ZMQError.last("zmq_unbind(\(endpoint))")
+        }
+    }
+
     /// Connects to `endpoint`. Completes asynchronously: libzmq keeps reconnecting in the
     /// background, so an absent peer is not an error.
     public func connect(_ endpoint: String) throws(ZMQError) {

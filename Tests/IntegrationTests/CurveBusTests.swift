@@ -70,7 +70,7 @@ struct CurveBusTests {
         #expect(operatorWatch.output.contains("StateChanged"))
         #expect(publisherWatch.terminate() == 0, "the publisher's watch ran its time: \(publisherWatch.log)")
         #expect(publisherWatch.output.isEmpty, "a publisher key follows no one's events: \(publisherWatch.output)")
-        let app = try CurveCertificate.keyPair(from: URL(fileURLWithPath: keys.environment(as: "app")[BusSecurity.secretKeyFile.variable]!))
+        let app = try keys.keyPair(of: "app")
 
         // Each refused key is logged, by its public key, once per endpoint: the stranger's on the
         // intents, the app's on the state events (its watch was refused, not idle).
@@ -80,7 +80,7 @@ struct CurveBusTests {
         let refusedApp = log.split(separator: "\n").filter { $0.contains("connection refused") && $0.contains(app.publicKey) }
         #expect(refusedApp.count == 1 && refusedApp.first?.contains("WIDGETBUS_STATE_EVENTS") == true, "\(refusedApp)")
         // The service's own secret appears nowhere it writes.
-        let own = try CurveCertificate.keyPair(from: URL(fileURLWithPath: keys.environment(as: "intent-handler")[BusSecurity.secretKeyFile.variable]!))
+        let own = try keys.keyPair(of: "intent-handler")
         #expect(!log.contains(own.secretKey) && !allowed.stdout.contains(own.secretKey) && !allowed.stderr.contains(own.secretKey))
     }
 
@@ -93,7 +93,7 @@ struct CurveBusTests {
         #expect(try Self.widgetctl(bus, newcomer, send).status == 2, "not on the list yet")
 
         // Listed, but not read until the signal.
-        let secret = try CurveCertificate.keyPair(from: URL(fileURLWithPath: newcomer[BusSecurity.secretKeyFile.variable]!))
+        let secret = try keys.keyPair(of: "newcomer")
         let publishers = keys.publicDirectory.appendingPathComponent("publishers")
         try "curve\n    public-key = \"\(secret.publicKey)\"\n".write(
             to: publishers.appendingPathComponent("newcomer.key"), atomically: true, encoding: .utf8)

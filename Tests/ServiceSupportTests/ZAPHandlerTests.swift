@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import WidgetBusProtocol
 import ZeroMQ
@@ -76,6 +77,78 @@ import ZeroMQ
         }
         #expect(handler.reply(to: Self.request(domain: "WIDGETBUS_INTENTS", key: publisher, version: "2.0")) == nil)
         #expect(handler.reply(to: [Data("1.0".utf8)]) == nil)
+    }
+
+    /// The lines a logger wrote.
+    final class RecordedLog: Sendable {
+        private let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+
+        var logger: Logger {
+            Logger(label: "test") { _ in Handler(log: self) }
+        }
+
+        private struct Handler: LogHandler {
+            let log: RecordedLog
+            var metadata: Logger.Metadata = [:]
+            var logLevel: Logger.Level = .trace
+
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+
+            func log(event: LogEvent) {
+                let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                log.lines.withLock { $0.append(([event.message.description] + fields).joined(separator: " ")) }
+            }
+        }
+    }
+
+    /// A monitor's message reporting `event` with `value` at `endpoint`.
+    static func monitorEvent(_ event: ZMQSocketEvents, value: UInt32, endpoint: String = "tcp://127.0.0.1:5560") -> ZMQSocketEvent {
+        var header = withUnsafeBytes(of: event.rawValue) { Data($0) }
+        withUnsafeBytes(of: value) { header.append(contentsOf: $0) }
+        return ZMQSocketEvent(frames: [header, Data(endpoint.utf8)])!
+    }
+
+    static let mechanismMismatch = UInt32(0x1100_0002)  // ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH
+    static let cryptographic = UInt32(0x1100_0001)  // ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC
+
+    @Test func aHandshakeFailedBeforeZAPIsLoggedOncePerEndpointAndReason() throws {
+        let keys = try Keys()
+        let log = RecordedLog()
+        let handler = ZAPHandler(security: keys.security, logger: log.logger)
+        for _ in 0..<3 { handler.handshakeFailed(Self.monitorEvent(.handshakeFailedProtocol, value: Self.mechanismMismatch), domain: "WIDGETBUS_INTENTS") }
+        handler.handshakeFailed(Self.monitorEvent(.handshakeFailedProtocol, value: Self.mechanismMismatch), domain: "WIDGETBUS_STATE_EVENTS")
+        handler.handshakeFailed(Self.monitorEvent(.handshakeFailedProtocol, value: Self.cryptographic), domain: "WIDGETBUS_INTENTS")
+        handler.handshakeFailed(Self.monitorEvent(.handshakeFailedNoDetail, value: UInt32(ECONNRESET)), domain: "WIDGETBUS_INTENTS")
+
+        let lines = log.all
+        #expect(lines.count == 4, "\(lines)")
+        for (domain, reason, words) in [
+            ("WIDGETBUS_INTENTS", "mechanism_mismatch", "does not use CURVE"), ("WIDGETBUS_STATE_EVENTS", "mechanism_mismatch", "does not use CURVE"),
+            ("WIDGETBUS_INTENTS", "handshake_failed", "0x11000001"), ("WIDGETBUS_INTENTS", "handshake_incomplete", "reset"),
+        ] {
+            #expect(
+                lines.filter { $0.contains("connection refused") && $0.contains("endpoint=\(domain)") && $0.contains("reason=\(reason)") && $0.contains(words) }
+                    .count == 1, "\(domain) \(reason)")
+        }
+    }
+
+    @Test func pastTheBoundKeysAndReasonsAreOnlyCounted() throws {
+        let keys = try Keys()
+        let log = RecordedLog()
+        let handler = ZAPHandler(security: keys.security, logger: log.logger)
+        for _ in 0..<ZAPHandler.maxLoggedRefusals {
+            _ = handler.reply(to: Self.request(domain: "WIDGETBUS_INTENTS", key: Self.binary(try CurveKeyPair.generate().publicKey)))
+        }
+        #expect(log.all.count == ZAPHandler.maxLoggedRefusals)
+        // The bound is shared: a reason without a key is past it too.
+        handler.handshakeFailed(Self.monitorEvent(.handshakeFailedProtocol, value: Self.mechanismMismatch), domain: "WIDGETBUS_INTENTS")
+        _ = handler.reply(to: Self.request(domain: "WIDGETBUS_INTENTS", key: Self.binary(try CurveKeyPair.generate().publicKey)))
+        #expect(log.all.count == ZAPHandler.maxLoggedRefusals + 1)
+        #expect(log.all.last?.hasPrefix("more refused clients than are logged") == true)
     }
 
     @Test func aReloadThatFailsKeepsTheListsItHad() throws {

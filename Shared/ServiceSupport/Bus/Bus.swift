@@ -84,6 +84,11 @@ public final class Bus {
     private var closeMailboxes: [() -> Void] = []
     private var stopSignal: StopSignal?
     private var zapSocket: ZMQSocket?
+    /// The ZAP handler, which also counts the handshakes the sockets' monitors report failed.
+    private var zapHandler: ZAPHandler?
+    /// Every CURVE server socket: those whose connections a reload that takes a key off their
+    /// endpoint's allow-list drops (``dropConnections(revokedSince:security:logger:)``).
+    private var curveServers: [CurveServer] = []
     private var hangUpListener: Int?
     /// Where the sockets that bind really listen, as libzmq reports it (``logNetworkExposure(to:)``).
     private var boundAddresses: [String] = []
@@ -341,7 +346,9 @@ public final class Bus {
     private func bind(_ socket: ZMQSocket, at endpoint: String) throws {
         if let settings = binding.security {
             let security = try security ?? serveZAP(BusSecurity(settings))
-            try socket.makeCurveServer(keys: security.keys, domain: security.domain(of: endpoint))
+            let domain = security.domain(of: endpoint)
+            try socket.makeCurveServer(keys: security.keys, domain: domain)
+            try watchHandshakes(of: socket, domain: domain)
         }
         try socket.bind(binding.address(for: endpoint))
         boundAddresses.append(try socket.lastEndpoint)
@@ -356,6 +363,7 @@ public final class Bus {
         self.security = security
         let logger = Logger(label: "widgetbus.security")
         let handler = ZAPHandler(security: security, logger: logger)
+        zapHandler = handler
         // A ROUTER where RFC 27 shows a REP: it takes every waiting request in one turn. Kept
         // apart from the other sockets, to be closed after all of them.
         let socket = try ZMQSocket(context: context, type: .router)
@@ -370,17 +378,87 @@ public final class Bus {
             }
         }
         let reloads = try BusMailbox<Void>()
-        receive(from: reloads) { posted in
+        receive(from: reloads) { [unowned self] posted in
             guard !posted.isEmpty else { return }
+            let before = security.allowed
             do {
                 try security.reload()
                 logger.info("allow-lists reloaded", metadata: ["widgetbus.keys_dir": "\(security.directory.path)"])
             } catch {
                 logger.error("allow-lists not reloaded; the previous ones stay", metadata: ["widgetbus.error": "\(error)"])
+                return
             }
+            try dropConnections(revokedSince: before, security: security, logger: logger)
         }
         hangUpListener = HangUpSignal.shared.add { reloads.post(()) }
         return security
+    }
+
+    /// How long the listener of a socket whose connections are dropped may take to close before
+    /// the address is bound again: a revoked client must be cut off within a second of the reload.
+    private static let listenerCloseLimit: Duration = .seconds(1)
+
+    /// Drops every connection of each CURVE server socket whose endpoint's allow-list lost a key
+    /// since `before`: ZAP checks a client only at its handshake, so a revoked client would keep
+    /// its open connection — events, replies — until a restart. Unbinding the socket's address
+    /// ends every session libzmq accepted there, and binding it again once the old listener has
+    /// closed lets the clients reconnect: the allowed ones by themselves, through ZAP again; the
+    /// revoked one is refused. (A session ends once the socket has handled libzmq's commands: at
+    /// once for a socket the loop polls, at its next send for a publisher, which that send then
+    /// no longer reaches.) A follower of a publisher cut this way may miss events while it
+    /// reconnects and re-syncs from the snapshot, as after any gap. A listener that does not
+    /// close within ``listenerCloseLimit`` ends the bus with that error rather than leave the
+    /// endpoint deaf.
+    private func dropConnections(revokedSince before: [String: Set<String>], security: BusSecurity, logger: Logger) throws {
+        let revoked = Set(before.compactMap { domain, keys in keys.isSubset(of: security.allowed[domain] ?? []) ? nil : domain })
+        for server in curveServers where revoked.contains(server.domain) {
+            let address = try server.socket.lastEndpoint
+            try server.socket.unbind(address)
+            try awaitListenerClosed(server, address: address)
+            try server.socket.bind(address)
+            logger.notice(
+                "connections dropped: a key left this endpoint's allow-list; allowed clients reconnect",
+                metadata: ["widgetbus.endpoint": "\(server.domain)", "widgetbus.address": "\(address)"])
+        }
+    }
+
+    /// Waits, at most ``listenerCloseLimit``, for `server`'s monitor to report that the listener
+    /// just unbound from `address` closed — until then its port (or `ipc://` file) is still
+    /// taken — handing the handshake failures it reports meanwhile to the ZAP handler.
+    private func awaitListenerClosed(_ server: CurveServer, address: String) throws {
+        let deadline = ContinuousClock.now + Self.listenerCloseLimit
+        while ContinuousClock.now < deadline {
+            let left = Int(((deadline - ContinuousClock.now) / .milliseconds(1)).rounded(.up))
+            guard try ZMQPoller.isReadable(server.monitor, waitingMilliseconds: left) else { continue }
+            while let frames = try server.monitor.receiveMessage(dontWait: true) {
+                if report(frames, of: server) == .closed { return }
+            }
+        }
+        throw ZMQError(errno: ETIMEDOUT, operation: "zmq_unbind(\(address)): the listener still open after \(Self.listenerCloseLimit)")
+    }
+
+    /// Monitors `socket`, a CURVE server of `domain` (``CurveServer``), on a PAIR read on this
+    /// thread like any other socket.
+    private func watchHandshakes(of socket: ZMQSocket, domain: String) throws {
+        let address = "inproc://widgetbus.handshakes.\(curveServers.count)"
+        try socket.monitor(ZAPHandler.monitoredEvents.union(.closed), at: address)
+        let monitor = try makeSocket(.pair) {
+            try $0.setLinger(milliseconds: 0)
+            try $0.connect(address)
+        }
+        let server = CurveServer(socket: socket, domain: domain, monitor: monitor)
+        curveServers.append(server)
+        onMessages(of: monitor, endpoint: "zap", batch: Self.defaultBatch) { [unowned self] messages in
+            for frames in messages { report(frames, of: server) }
+        }
+    }
+
+    /// Hands the ZAP handler a handshake failure `server`'s monitor reported; returns the event.
+    @discardableResult
+    private func report(_ frames: [Data], of server: CurveServer) -> ZMQSocketEvents? {
+        guard let event = ZMQSocketEvent(frames: frames) else { return nil }
+        if event.event != .closed { zapHandler?.handshakeFailed(event, domain: server.domain) }
+        return event.event
     }
 
     private func makeSocket(_ type: ZMQSocketType, _ configure: (ZMQSocket) throws -> Void) throws -> ZMQSocket {
@@ -411,6 +489,17 @@ public final class Bus {
                 return messages.count
             })
     }
+}
+
+/// A CURVE server socket of a ``Bus``, with the ZAP domain of its endpoint and the PAIR its
+/// monitor reports on. libzmq tells the ZAP handler only of the clients whose CURVE handshake
+/// succeeded; the monitor reports the handshakes that failed before it (a client without CURVE,
+/// one expecting another server key), so that those refusals are counted and logged too, and
+/// when the socket's listener has closed after an unbind.
+private struct CurveServer {
+    let socket: ZMQSocket
+    let domain: String
+    let monitor: ZMQSocket
 }
 
 /// Sends replies that a ``Bus/replies(at:batch:pacing:_:)`` handler left for later.

@@ -54,8 +54,8 @@ public enum MetricCatalog {
         name: "widgetbus_replica_entries", kind: .gauge, labels: ["endpoint"],
         help: "Entries a replica holds in memory: states and profiles, aggregates, or timelines.")
     public static let curveRefusals = MetricDescription(
-        name: "widgetbus_curve_refusals_total", kind: .counter, labels: ["endpoint"],
-        help: "CURVE handshakes refused: a key not on the endpoint's allow-list, or a client without CURVE.")
+        name: "widgetbus_curve_refusals_total", kind: .counter, labels: ["endpoint", "reason"],
+        help: "CURVE handshakes refused, by reason: key_not_allowed (a key not on the endpoint's allow-list), mechanism_mismatch (a client without CURVE: NULL or PLAIN), handshake_failed (a client expecting another server key, or a broken handshake), handshake_incomplete (the connection ended before its handshake did: a port probe, or a client without CURVE that hung up first).")
     public static let storeCommitDuration = MetricDescription(
         name: "widgetbus_store_commit_duration_seconds", kind: .histogram, labels: ["store"],
         help: "One SQLite write transaction of a service's store, its commit included.")
