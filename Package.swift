@@ -186,13 +186,14 @@ let package = Package(
                 "WidgetBusProtocol",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Services/app-gateway/Identity"
         ),
         .target(
             name: "WidgetctlCommands",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ServiceSupport", "ZeroMQ", "AppGatewayIdentity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Services/widgetctl/Commands"
@@ -292,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs",
+                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs", "AppGatewayIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

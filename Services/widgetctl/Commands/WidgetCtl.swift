@@ -22,7 +22,7 @@ public struct WidgetCtl: ParsableCommand {
         subcommands: [
             SendCommand.self, TimelineCommand.self, SnapshotCommand.self, PendingCommand.self, WatchCommand.self,
             SyncCommand.self, SyncStatusCommand.self, IngestCommand.self, MetricsStatusCommand.self, PingCommand.self,
-            PushTokenCommand.self, KeygenCommand.self,
+            PushTokenCommand.self, KeygenCommand.self, TokenCommand.self,
         ]
     )
 

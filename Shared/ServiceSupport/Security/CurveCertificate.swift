@@ -141,8 +141,9 @@ public enum CurveCertificate {
     }
 
     /// Creates `folder` and its missing parents with mode 0755 whatever the umask (an existing
-    /// one is left as it is); one line naming the path when it cannot.
-    private static func createFolder(_ folder: URL) throws(Failure) {
+    /// one is left as it is); one line naming the path when it cannot. Every key-writing command
+    /// creates its folder this way (widgetctl keygen and token issuer).
+    public static func createFolder(_ folder: URL) throws(Failure) {
         var missing: [String] = []
         var path = folder.standardizedFileURL.path
         var status = stat()
@@ -174,8 +175,8 @@ public enum CurveCertificate {
     }
 
     /// Creates `file` with `mode` from the start (never briefly readable by others) and fails if
-    /// it exists.
-    private static func create(_ file: URL, mode: mode_t, contents: String) throws(Failure) {
+    /// it exists. Every key file is written this way (widgetctl keygen and token issuer).
+    public static func create(_ file: URL, mode: mode_t, contents: String) throws(Failure) {
         let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             throw Failure(description: "cannot create \(file.path): \(String(cString: strerror(errno)))")
