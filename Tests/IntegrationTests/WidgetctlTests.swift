@@ -34,9 +34,9 @@ struct WidgetctlTests {
         #expect(
             Set(subcommands) == [
                 "send", "timeline", "snapshot", "pending", "watch", "sync", "sync-status", "ingest", "metrics-status", "ping", "keygen",
-                "push-token",
+                "push-token", "token",
             ],
-            "widgetctl publishes, reads and makes keys: \(subcommands)")
+            "widgetctl publishes, reads and makes keys and development tokens: \(subcommands)")
     }
 
     @Test("push-token register and remove: the user's tokens as JSON, kept across a kill -9, and a bad token refused")

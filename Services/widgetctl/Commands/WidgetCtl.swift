@@ -16,7 +16,7 @@ public struct WidgetCtl: ParsableCommand {
             widgetbus-loadtest, which is not part of the production image.
 
             Other exit statuses: 0 on success; 1 when the service answered with an error reply (its stable \
-            code is printed), the result reports failures, or a file cannot be written; 2 when no service \
+            code is printed), the result reports failures, or a file cannot be read or written; 2 when no service \
             answered after the retries; 64 on a usage error.
             """,
         subcommands: [
