@@ -50,17 +50,17 @@ struct TokenCommand: ParsableCommand {
             let jwksFile = folder.appendingPathComponent("\(name).jwks.json")
             let jwks = String(decoding: try key.jwks(kid: kid), as: UTF8.self) + "\n"
             do {
-                try CurveCertificate.createFolder(folder)
+                try KeyFile.createFolder(folder)
                 // Both are created exclusively: an existing private key is never replaced, and when
                 // the JWKS exists the private key just made is removed, so no half pair is left.
-                try CurveCertificate.create(privateFile, mode: 0o600, contents: key.privateKeyPEM)
+                try KeyFile.create(privateFile, mode: 0o600, contents: key.privateKeyPEM)
                 do {
-                    try CurveCertificate.create(jwksFile, mode: 0o644, contents: jwks)
+                    try KeyFile.create(jwksFile, mode: 0o644, contents: jwks)
                 } catch {
                     try? FileManager.default.removeItem(at: privateFile)
                     throw error
                 }
-            } catch let failure as CurveCertificate.Failure {
+            } catch let failure as KeyFile.Failure {
                 Console.error(failure.description)
                 throw ExitCode(1)
             }
