@@ -100,3 +100,17 @@ public enum MessageType: String, CaseIterable, Codable, Sendable {
     case timelineChanged = "TimelineChanged"
     case heartbeat = "Heartbeat"
 }
+
+extension MessageType {
+    /// The intents and app messages (docs/PROTOCOL.md §5): what a user's widgets and app send to
+    /// intent-handler about that user, idempotent by id. The sync, query and reply types are the
+    /// services' own. app-gateway's `POST /v1/intents` takes these types and no other.
+    public static let sentByApps: [MessageType] = [
+        .recordTension, .markInterventionDone, .resetWidget,
+        .quickLogFood, .configureDietWidget, .updateNutrition, .updateGoals, .updateRecentFoods, .setTrackingMode,
+        .createGoal, .archiveGoal, .unarchiveGoal, .completeOnboarding, .createDayEntry, .toggleFocus,
+        .recordStressMeasurement, .updateWidget,
+        .startDrink, .completeDrink, .updateJitterScores,
+        .setTimeZone, .registerWidgetPushToken, .removeWidgetPushToken, .appForeground,
+    ]
+}

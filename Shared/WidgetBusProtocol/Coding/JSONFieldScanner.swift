@@ -17,6 +17,8 @@ public struct JSONFieldScanner: Sendable {
     }
 
     private let bytes: [UInt8]
+    /// Where this object lies in `bytes`.
+    private let range: Range<Int>
     /// The object's fields in the order they appear, up to the first malformed one.
     private let fields: [Field]
 
@@ -26,6 +28,7 @@ public struct JSONFieldScanner: Sendable {
 
     private init(bytes: [UInt8], range: Range<Int>) {
         self.bytes = bytes
+        self.range = range
         fields = bytes.withUnsafeBufferPointer { Self.fields(in: ScannedText(bytes: $0, end: range.upperBound), from: range.lowerBound) }
     }
 
@@ -55,6 +58,9 @@ public struct JSONFieldScanner: Sendable {
     public func encoded(_ key: String) -> EncodedJSON? {
         valueRange(of: key).map { EncodedJSON(bytes: Array(bytes[$0])) }
     }
+
+    /// The object itself as it is encoded, to pass on unchanged.
+    public var encoded: ArraySlice<UInt8> { bytes[range] }
 
     /// The objects of the array under `key`; nil when absent or not an array of objects.
     public func objects(inArray key: String) -> [JSONFieldScanner]? {
