@@ -19,7 +19,7 @@ import ServiceSupport
 public enum ServiceMain {
     public static func run(
         logger: Logger, environment: [String: String] = ProcessInfo.processInfo.environment,
-        _ makeServices: () throws -> [any Service]
+        _ makeServices: () async throws -> [any Service]
     ) async throws {
         var services: [any Service] = []
         do {
@@ -31,7 +31,7 @@ public enum ServiceMain {
                 services.append(exporter)
             }
             #endif
-            services += try makeServices()
+            services += try await makeServices()
         } catch let refusal as InvalidSetting {
             refusal.exitProcess(executable: logger.label)
         }

@@ -216,6 +216,17 @@ public final class Bus {
         return socket
     }
 
+    /// A PUSH connected to `endpoint`, for messages that have no reply (samples to
+    /// metrics-ingest). `ZMQ_IMMEDIATE` queues nothing for a peer that is not connected, so a
+    /// send without `dontWait` room fails at once instead of piling up for a peer that may never come.
+    public func pusher(connectedTo endpoint: String) throws -> ZMQSocket {
+        try makeSocket(.push) {
+            try $0.setLinger(milliseconds: 500)
+            try $0.setImmediate(true)
+            try $0.connect(endpoint, security: binding.security)
+        }
+    }
+
     /// Hands `take` what other threads post to `mailbox`, on this thread, as soon as it is posted
     /// and once more when the bus stops. The bus closes the mailbox when it closes.
     public func receive<Message: Sendable>(from mailbox: BusMailbox<Message>, _ take: @escaping ([Message]) throws -> Void) {
