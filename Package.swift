@@ -11,8 +11,9 @@ let package = Package(
         .executable(name: "sync-agent", targets: ["sync-agent"]),
         .executable(name: "metrics-ingest", targets: ["metrics-ingest"]),
         .executable(name: "push-gateway", targets: ["push-gateway"]),
+        .executable(name: "app-gateway", targets: ["app-gateway"]),
         .executable(name: "widgetctl", targets: ["widgetctl"]),
-        // The six services and widgetctl in one binary, linked under each name: what the image ships.
+        // The seven services and widgetctl in one binary, linked under each name: what the image ships.
         .executable(name: "widgetbus-multicall", targets: ["widgetbus-multicall"]),
         // The load generator and end-to-end benchmarks: built here, never shipped in the image.
         .executable(name: "widgetbus-loadtest", targets: ["widgetbus-loadtest"]),
@@ -48,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Test-only: the contract test reads docs/openapi.yaml.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev, found through pkg-config.
@@ -190,6 +195,32 @@ let package = Package(
             ],
             path: "Services/app-gateway/Identity"
         ),
+        // app-gateway: the phone's door. An HTTPS API (Hummingbird 2, HTTP/2 and HTTP/1.1 over
+        // TLS) that proves who the caller is (AppGatewayIdentity) and speaks to the bus for them.
+        .target(
+            name: "AppGateway",
+            dependencies: [
+                "AppGatewayIdentity", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Services/app-gateway/Gateway"
+        ),
+        .executableTarget(name: "app-gateway", dependencies: ["AppGateway"], path: "Services/app-gateway/Main"),
         .target(
             name: "WidgetctlCommands",
             dependencies: [
@@ -201,7 +232,7 @@ let package = Package(
         .executableTarget(name: "widgetctl", dependencies: ["WidgetctlCommands"], path: "Services/widgetctl/Main"),
         .executableTarget(
             name: "widgetbus-multicall",
-            dependencies: ["IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "PushGateway", "WidgetctlCommands"],
+            dependencies: ["IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "PushGateway", "AppGateway", "WidgetctlCommands"],
             path: "Services/widgetbus-multicall"
         ),
         // A stand-in for APNs (HTTP/2 over TLS, with a certificate it makes): push-gateway's tests
@@ -283,6 +314,15 @@ let package = Package(
                 "AppGatewayIdentity", "WidgetBusProtocol", .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
+        // app-gateway in-process: its HTTP layer's pure parts and its contract with docs/openapi.yaml.
+        .testTarget(
+            name: "AppGatewayTests",
+            dependencies: [
+                "AppGateway", "AppGatewayIdentity", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .testTarget(
             name: "MetricsIngestUnitTests",
             dependencies: [
@@ -295,6 +335,11 @@ let package = Package(
             dependencies: [
                 "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs", "AppGatewayIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
     ],

@@ -9,6 +9,9 @@ ensure_build_packages
 ensure_packages postgresql
 # `ss`, which the binding tests read the listening sockets with.
 ensure_packages iproute2
+# openssl: the local runner makes app-gateway's development certificate with it; curl: the
+# OpenAPI check's probes of app-gateway.
+ensure_packages openssl curl
 # Debian's Prometheus: the observability tests scrape the services with it, and promtool checks
 # the scrape configuration and every /metrics.
 ensure_packages prometheus
@@ -21,6 +24,9 @@ swift build --build-tests
 # The documented Python client, run against real services (installs pyzmq if missing).
 bash scripts/check-python-example.sh .build/debug
 bash scripts/check-python-example.sh --curve .build/debug
+# app-gateway against its contract, docs/openapi.yaml: schemathesis (installed if missing) finds
+# no 5xx and no answer outside the document.
+bash scripts/check-openapi.sh .build/debug
 # The build with the OTLP trait (spans exported by swift-otel), built beside the default one, and
 # the tests of what the trait adds.
 swift build --build-tests --traits OTLP --scratch-path .build-otlp

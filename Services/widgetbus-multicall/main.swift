@@ -1,4 +1,5 @@
 import Foundation
+import AppGateway
 import IntentHandling
 import MetricsIngest
 import PushGateway
@@ -22,6 +23,7 @@ enum Executable: String, CaseIterable {
     case syncAgent = "sync-agent"
     case metricsIngest = "metrics-ingest"
     case pushGateway = "push-gateway"
+    case appGateway = "app-gateway"
     case widgetctl
 
     func main(_ arguments: [String]) async {
@@ -32,6 +34,7 @@ enum Executable: String, CaseIterable {
         case .syncAgent: await SyncAgentCommand.main(arguments)
         case .metricsIngest: await MetricsIngestCommand.main(arguments)
         case .pushGateway: await PushGatewayCommand.main(arguments)
+        case .appGateway: await AppGatewayCommand.main(arguments)
         case .widgetctl: WidgetCtl.main(arguments)
         }
     }

@@ -22,7 +22,7 @@ struct MultiCallBinaryTests {
         let links = try Self.links()
         defer { try? FileManager.default.removeItem(at: links) }
         let names = try FileManager.default.contentsOfDirectory(atPath: links.path).sorted()
-        #expect(names == ["intent-handler", "metrics-ingest", "push-gateway", "snapshot-writer", "sync-agent", "timeline-service", "widgetctl"])
+        #expect(names == ["app-gateway", "intent-handler", "metrics-ingest", "push-gateway", "snapshot-writer", "sync-agent", "timeline-service", "widgetctl"])
         for name in names {
             let linked = try runCommand(links.appendingPathComponent(name), ["--help"], environment: [:])
             let own = try runCommand(BusFixture.productsDirectory.appendingPathComponent(name), ["--help"], environment: [:])

@@ -161,12 +161,12 @@ import ZeroMQ
 
     @Test func eachEndpointLetsInWhatPROTOCOLSaysAndOperatorsEverywhere() {
         let table: [BusEndpoint: (roles: Set<ClientRole>, services: Set<String>)] = [
-            .intents: ([.publishers, .operators], ["sync-agent", "push-gateway"]),
+            .intents: ([.publishers, .operators], ["sync-agent", "push-gateway", "app-gateway"]),
             .stateEvents: ([.operators], ["timeline-service", "metrics-ingest", "sync-agent", "push-gateway"]),
             .stateSnapshot: ([.operators], ["timeline-service", "metrics-ingest", "push-gateway"]),
-            .timelines: ([.publishers, .operators], ["snapshot-writer", "push-gateway"]),
-            .timelineEvents: ([.operators], ["snapshot-writer", "push-gateway"]),
-            .metrics: ([.gateways, .operators], []),
+            .timelines: ([.publishers, .operators], ["snapshot-writer", "push-gateway", "app-gateway"]),
+            .timelineEvents: ([.operators], ["snapshot-writer", "push-gateway", "app-gateway"]),
+            .metrics: ([.gateways, .operators], ["app-gateway"]),
             .metricsEvents: ([.operators], ["timeline-service"]),
             .metricsSnapshot: ([.operators], ["timeline-service"]),
             .sync: ([.operators], []),

@@ -1,16 +1,14 @@
-import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import SwiftASN1
 import Synchronization
-import X509
 
 /// A stand-in for APNs on a free loopback port, for push-gateway's tests and benchmark: HTTP/2
-/// over TLS (swift-nio-http2 and NIOSSL), with a certificate made at start by a CA of its own,
+/// over TLS (swift-nio-http2 and NIOSSL), with a certificate made at start by a CA of its own
+/// (``LocalhostCertificates``),
 /// whose PEM a gateway is told to trust. It records every request and answers each as scripted:
 /// 200 by default, or a status and reason per token for as many requests as scripted.
 public final class FakeAPNs: Sendable {
@@ -56,31 +54,11 @@ public final class FakeAPNs: Sendable {
     }
 
     public init() throws {
-        let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName("WidgetBus test CA") }
-        let now = Date()
-        let ca = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey), notValidBefore: now - 3_600, notValidAfter: now + 86_400,
-            issuer: caName, subject: caName,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: .init(caKey))
-        let serverKey = P256.Signing.PrivateKey()
-        let server = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(serverKey.publicKey), notValidBefore: now - 3_600,
-            notValidAfter: now + 86_400, issuer: caName, subject: try DistinguishedName { CommonName("localhost") },
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: .init(caKey))
-        caPEM = try ca.serializeAsPEM().pemString
-
+        let certificates = try LocalhostCertificates()
+        caPEM = certificates.caPEM
         var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(server.serializeAsPEM().pemString.utf8), format: .pem))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)))
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificates.serverCertificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificates.serverKeyPEM.utf8), format: .pem)))
         tls.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let record = record

@@ -2,5 +2,5 @@
 public struct IdentityConfigurationError: Error, Equatable, CustomStringConvertible {
     public let description: String
 
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -37,13 +37,13 @@ extension BusEndpoint {
     /// Who may connect to this endpoint. Operators may connect to every one.
     public var access: EndpointAccess {
         switch self {
-        case .intents: EndpointAccess(roles: [.publishers, .operators], services: ["sync-agent", "push-gateway"])
+        case .intents: EndpointAccess(roles: [.publishers, .operators], services: ["sync-agent", "push-gateway", "app-gateway"])
         case .stateEvents:
             EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest", "sync-agent", "push-gateway"])
         case .stateSnapshot: EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest", "push-gateway"])
-        case .timelines: EndpointAccess(roles: [.publishers, .operators], services: ["snapshot-writer", "push-gateway"])
-        case .timelineEvents: EndpointAccess(roles: [.operators], services: ["snapshot-writer", "push-gateway"])
-        case .metrics: EndpointAccess(roles: [.gateways, .operators], services: [])
+        case .timelines: EndpointAccess(roles: [.publishers, .operators], services: ["snapshot-writer", "push-gateway", "app-gateway"])
+        case .timelineEvents: EndpointAccess(roles: [.operators], services: ["snapshot-writer", "push-gateway", "app-gateway"])
+        case .metrics: EndpointAccess(roles: [.gateways, .operators], services: ["app-gateway"])
         case .metricsEvents, .metricsSnapshot: EndpointAccess(roles: [.operators], services: ["timeline-service"])
         case .sync, .syncEvents: EndpointAccess(roles: [.operators], services: [])
         default: preconditionFailure("\(variable) has no access policy")

@@ -13,6 +13,7 @@ final class BusFixture {
         case syncAgent = "sync-agent"
         case metricsIngest = "metrics-ingest"
         case pushGateway = "push-gateway"
+        case appGateway = "app-gateway"
     }
 
     /// Where `swift build` put the executables: next to the test binary.
@@ -71,6 +72,10 @@ final class BusFixture {
         running[service] = process
         if service == .snapshotWriter || service == .pushGateway {  // they have no request socket to ping
             try waitUntil("\(service.rawValue) is ready", timeout: 15) { process.log.contains("\(service.rawValue) ready") }
+            return process
+        }
+        if service == .appGateway {
+            try waitUntil("app-gateway listens", timeout: 15) { process.log.contains("app-gateway listening") }
             return process
         }
         try waitUntil("\(service.rawValue) answers ping", timeout: 15) {

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import ServiceSupport
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+
+@testable import AppGateway
+
+/// The gateway's pure parts, in-process: rate buckets on a given time, timeline versions and
+/// their tags, event-stream positions, the HTTP status of each bus error, and what a live stream
+/// keeps.
+struct GatewayLogicTests {
+    @Test func aTokenBucketAllowsItsBurstThenItsRate() {
+        var bucket = TokenBucket(capacity: 3, rate: 2, now: 100)
+        #expect((0..<3).map { _ in bucket.take(at: 100) } == [nil, nil, nil])
+        #expect(bucket.take(at: 100) == 0.5, "the next token comes in half a second at 2 a second")
+        #expect(bucket.take(at: 100.5) == nil)
+        #expect(bucket.take(at: 100.5) != nil)
+        #expect(bucket.take(at: 200) == nil, "refilled, never past its capacity")
+        #expect((0..<2).map { _ in bucket.take(at: 200) } == [nil, nil])
+        #expect(bucket.take(at: 200) != nil)
+    }
+
+    @Test func aRateLimiterKeepsABucketPerKeyAndAnswersWholeSecondsToWait() {
+        let limiter = RateLimiter(.init(burst: 1, rate: 0.25), maxKeys: 2)
+        #expect(limiter.take("a", at: 0) == nil)
+        #expect(limiter.take("a", at: 0) == 4)
+        #expect(limiter.take("b", at: 0) == nil, "another key, another bucket")
+        #expect(limiter.take("a", at: 4) == nil)
+    }
+
+    static func timeline(state: Int, metrics: Int? = nil, profile: Int, generatedAt: String, validUntil: String?) -> TimelineVersion {
+        var fields = [#""stateVersion":\#(state)"#, #""profileVersion":\#(profile)"#, #""generatedAt":"\#(generatedAt)""#]
+        if let metrics { fields.append(#""metricsVersion":\#(metrics)"#) }
+        if let validUntil { fields.append(#""validUntil":"\#(validUntil)""#) }
+        return TimelineVersion(JSONFieldScanner(Data("{\(fields.joined(separator: ","))}".utf8)))!
+    }
+
+    @Test func aTimelineIsNewerWhenAnyVersionOrItsBuildIs() {
+        let base = Self.timeline(state: 3, profile: 1, generatedAt: "2026-11-27T10:00:00.000Z", validUntil: nil)
+        #expect(Self.timeline(state: 4, profile: 1, generatedAt: "2026-11-27T09:00:00.000Z", validUntil: nil).isNewer(than: base))
+        #expect(Self.timeline(state: 3, profile: 2, generatedAt: "2026-11-27T10:00:00.000Z", validUntil: nil).isNewer(than: base))
+        #expect(Self.timeline(state: 3, profile: 1, generatedAt: "2026-11-27T10:05:00.000Z", validUntil: nil).isNewer(than: base), "a refresh")
+        #expect(!base.isNewer(than: base))
+        #expect(!Self.timeline(state: 2, profile: 1, generatedAt: "2026-11-27T10:00:00.000Z", validUntil: nil).isNewer(than: base))
+    }
+
+    @Test func aTagNamesTheVersionsAndTheBuild() {
+        let edition = Self.timeline(state: 3, metrics: 7, profile: 1, generatedAt: "2026-11-27T10:00:00.250Z", validUntil: "2026-11-27T10:05:00.000Z")
+        #expect(edition.entityTag == #""s3-m7-p1-g1795773600250""#)
+        let noMetrics = Self.timeline(state: 3, profile: 1, generatedAt: "2026-11-27T10:00:00.250Z", validUntil: nil)
+        #expect(noMetrics.entityTag == #""s3-mx-p1-g1795773600250""#)
+        #expect(edition.hasSameVersions(as: Self.timeline(state: 3, metrics: 7, profile: 1, generatedAt: "2026-11-27T11:00:00.000Z", validUntil: nil)))
+        #expect(!edition.hasSameVersions(as: noMetrics))
+        #expect(GatewayAPI.cacheControl(edition, now: Date(timeIntervalSince1970: 1_795_773_600)) == "private, max-age=300")
+        #expect(GatewayAPI.cacheControl(noMetrics, now: Date()) == "private, no-cache")
+    }
+
+    @Test func aTagIsCurrentWithTheEditionsVersionsBuiltSinceItsContentStarts() throws {
+        let edition = Self.timeline(state: 3, profile: 1, generatedAt: "2026-11-27T10:05:00.000Z", validUntil: "2026-11-27T10:10:00.000Z")
+        let copy = try #require(EntityTag(#"W/"s3-mx-p1-g1795773660000""#), "built at 10:01")
+        #expect(EntityTag(copy.text) == copy && copy.text == #""s3-mx-p1-g1795773660000""#)
+        #expect(copy.shows(edition, since: nil), "an edition that changed versions: any build of them shows it")
+        #expect(!copy.shows(edition, since: ISO8601DateFormatter().date(from: "2026-11-27T10:05:00Z")), "a refresh at 10:05: a copy of 10:01 is stale")
+        #expect(!EntityTag(Self.timeline(state: 2, profile: 1, generatedAt: "2026-11-27T10:06:00.000Z", validUntil: nil)).shows(edition, since: nil))
+        #expect(GatewayAPI.tags(#""x", W/"s3-mx-p1-g1795773660000", *"#) == [copy], "what is not a tag of this API is skipped")
+        for bad in ["", "*", #""s3-mx-p1""#, #""s3-m-p1-g1""#, "s3-mx-p1-g1", #""s-1-mx-p1-g1""#] {
+            #expect(EntityTag(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func anEventStreamPositionIsEpochDashSequenceAndNothingElse() {
+        let position = EventStreamPosition(SequencePosition(epoch: "00ff00ff00ff00ff", sequence: 42))
+        #expect(position.text == "00ff00ff00ff00ff-42")
+        #expect(EventStreamPosition(text: position.text) == position)
+        for bad in ["", "00ff00ff00ff00ff", "00FF00FF00FF00FF-1", "00ff-1", "00ff00ff00ff00ff--1", "00ff00ff00ff00ff-+1", "00ff00ff00ff00ff-1-2", "00ff00ff00ff00ff-99999999999999999999999"] {
+            #expect(EventStreamPosition(text: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func eachBusErrorHasTheStatusItsCodeMeans() {
+        func status(_ code: ErrorCode) -> Int { Problem(ErrorBody(code: code, message: "m")).status.code }
+        #expect(status(.badJSON) == 400 && status(.invalidField) == 400 && status(.unknownType) == 400 && status(.missingField) == 400)
+        #expect(status(.payloadTooLarge) == 413)
+        #expect(status(.idReused) == 409)
+        #expect(status(.unavailable) == 503)
+        #expect(Problem(ErrorBody(code: .unavailable, message: "m")).headers[.retryAfter] == "1")
+        #expect(status(.internalError) == 500)
+        for code in ErrorCode.widgetRuleCodes.values.flatMap({ $0 }) + [.invalidTimeZone, .invalidPushToken] {
+            #expect(status(code) == 422, "\(code)")
+        }
+    }
+
+    static func change(_ kind: WidgetKind, state: Int, at generatedAt: String) -> LiveTimeline {
+        LiveTimeline(
+            user: "u", kind: kind, version: timeline(state: state, profile: 0, generatedAt: generatedAt, validUntil: nil),
+            frame: Data("\(kind.rawValue)-\(state)".utf8))
+    }
+
+    @Test func aLiveStreamKeepsTheNewestOfEachKindAndNeverGoesBack() async {
+        let stream = LiveStream(user: "u")
+        stream.offer(Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z"))
+        stream.offer(Self.change(.tensionCheck, state: 2, at: "2026-11-27T10:00:01.000Z"))
+        stream.offer(Self.change(.jitter, state: 5, at: "2026-11-27T10:00:02.000Z"))
+        stream.offer(Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z"))
+        let first = await stream.next(timeout: .seconds(5))
+        #expect(first.map { String(decoding: $0.frame, as: UTF8.self) } == ["TensionCheckWidget-2", "JitterWidget-5"])
+        stream.offer(Self.change(.tensionCheck, state: 2, at: "2026-11-27T10:00:01.000Z"))  // written already
+        #expect(await stream.next(timeout: .milliseconds(10)).isEmpty, "nothing new: a heartbeat's turn")
+        stream.close()
+        #expect(await stream.next(timeout: .seconds(60)).isEmpty, "a closed stream returns at once")
+    }
+
+    @Test func liveStreamsHandAChangeOnlyToItsUsersStreamsAndTheNewestWinsPastTheLimit() async throws {
+        let streams = LiveStreams()
+        let first = streams.open(user: "alice", atMost: 2)
+        let alice = streams.open(user: "alice", atMost: 2)
+        let bob = streams.open(user: "bob", atMost: 2)
+        let third = streams.open(user: "alice", atMost: 2)
+        #expect(first.isClosed && !alice.isClosed && !third.isClosed, "past 2, the oldest is closed")
+        #expect(streams.count == 3)
+        var change = Self.change(.dietProgress, state: 1, at: "2026-11-27T10:00:00.000Z")
+        change.user = "alice"
+        streams.deliver([change])
+        #expect(await alice.next(timeout: .seconds(5)).count == 1)
+        #expect(await third.next(timeout: .seconds(5)).count == 1)
+        #expect(await bob.next(timeout: .milliseconds(10)).isEmpty)
+        streams.remove(alice)
+        #expect(streams.count == 2)
+    }
+}
