@@ -46,6 +46,8 @@ run() {  # mode loadtest-arguments…
             port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
             export "$variable=tcp://127.0.0.1:$port"
         done
+        port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+        export WIDGETBUS_GATEWAY_LISTEN="127.0.0.1:$port"
         export WIDGETBUS_LOCAL_DIR="$work/local" WIDGETBUS_BIN_DIR="$bin" WIDGETBUS_LOG_LEVEL=warning WIDGETBUS_SYNC_INTERVAL=3600
         export WIDGETBUS_HTTP_PORT_BASE=off
         if [ "$mode" = metrics ]; then export WIDGETBUS_HTTP_PORT_BASE=auto; fi
@@ -57,7 +59,8 @@ run() {  # mode loadtest-arguments…
         deploy/local/widgetbus up >/dev/null
         if [ "$mode" = metrics ]; then
             mapfile -t urls < <(deploy/local/widgetbus metrics | awk '{ print $2 }')
-            [ ${#urls[@]} -eq 5 ] || { echo "expected 5 metrics endpoints, got: ${urls[*]}" >&2; exit 1; }
+            services=$(deploy/local/widgetbus services | wc -l)
+            [ ${#urls[@]} -eq "$services" ] || { echo "expected $services metrics endpoints, got: ${urls[*]}" >&2; exit 1; }
             ( while sleep 1; do for url in "${urls[@]}"; do curl -sf "$url" >/dev/null || exit 1; done; done ) &
             scraper=$!
         fi

@@ -69,6 +69,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 for variable in $(sed -n 's/^\(WIDGETBUS_[A-Z0-9_]*\)=tcp:.*/\1/p' deploy/topology.env); do
     export "$variable=tcp://127.0.0.1:$(free_port)"
 done
+# app-gateway's API too, so that a developer's topology on 8443 does not stop this one.
+export WIDGETBUS_GATEWAY_LISTEN="127.0.0.1:$(free_port)"
 export WIDGETBUS_LOCAL_DIR="$work/local" WIDGETBUS_BIN_DIR="$bin" WIDGETBUS_LOG_LEVEL=warning WIDGETBUS_SYNC_INTERVAL=3600
 # Metrics served as deployed, on free ports (nothing scrapes them here: scripts/bench-compare.sh
 # measures what scraping costs).

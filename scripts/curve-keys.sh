@@ -46,7 +46,7 @@ make_key() {  # name role
     mv "$dir/secret/$name.key" "$dir/public/$role/$name.key"
     if [ -n "$owner" ]; then chown "$owner" "$dir/secret/$name.key_secret"; fi
 }
-for service in intent-handler timeline-service snapshot-writer sync-agent metrics-ingest push-gateway; do
+for service in intent-handler timeline-service snapshot-writer sync-agent metrics-ingest push-gateway app-gateway; do
     make_key "$service" services
 done
 make_key app publishers

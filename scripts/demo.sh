@@ -2,8 +2,9 @@
 # The main job: builds WidgetBus, brings the whole topology up with the local runner
 # (deploy/local/widgetbus: every service as a plain process on loopback, from the same
 # deploy/topology.env as docker compose; SQLite as the sync target), taps through each of the five
-# widgets with widgetctl, shows their timelines, a snapshot file and a sync pass, then brings the
-# topology down. Installs what is missing first.
+# widgets with widgetctl, shows their timelines, a snapshot file and a sync pass, then taps each
+# widget once more the way a phone does — HTTPS to app-gateway with a bearer token, with curl —
+# and brings the topology down. Installs what is missing first.
 #
 #   scripts/demo.sh [--keep-running]     (--keep-running leaves the services up afterwards)
 #
@@ -14,6 +15,9 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 source scripts/lib/ensure-packages.sh
 ensure_build_packages
+# curl: the phone's side of app-gateway; openssl: the runner makes app-gateway's development
+# certificate with it.
+ensure_packages curl openssl
 
 keep_running=false
 [ "${1:-}" = "--keep-running" ] && keep_running=true
@@ -45,6 +49,13 @@ field() { python3 -c 'import json,sys
 v = json.load(sys.stdin)
 for key in sys.argv[1].split("."): v = v[int(key)] if isinstance(v, list) else v[key]
 print(json.dumps(v, ensure_ascii=False) if isinstance(v, (dict, list)) else v)' "$1"; }
+# Prints the first entry of the timeline on stdin, only the named fields.
+entry() {  # kind field...
+    python3 -c 'import json,sys
+t = json.load(sys.stdin); e = t["entries"][0]
+shown = ", ".join(k + " " + json.dumps(e[k], ensure_ascii=False) for k in sys.argv[2:] if k in e)
+print(sys.argv[1] + ":", shown, "(%d entries, reload %s)" % (len(t["entries"]), t["policy"]["type"]))' "$@"
+}
 # The first entry of a widget's timeline, only the named fields, as of the reply's version
 # (asked again while timeline-service answers `unavailable`: on a loaded machine it may lag more
 # than the second it waits).
@@ -55,10 +66,7 @@ show() {  # reply kind field...
     for _ in 1 2 3 4 5; do
         timeline=$(ctl timeline "$kind" --user demo --minimum-version "$version") && break
     done
-    echo "$timeline" | python3 -c 'import json,sys
-t = json.load(sys.stdin); e = t["entries"][0]
-shown = ", ".join(k + " " + json.dumps(e[k], ensure_ascii=False) for k in sys.argv[2:] if k in e)
-print(sys.argv[1] + ":", shown, "(%d entries, reload %s)" % (len(t["entries"]), t["policy"]["type"]))' "$kind" "$@"
+    echo "$timeline" | entry "$kind" "$@"
 }
 
 step "Tension Check — low tension (🙂 3): recorded, the widget stays on the picker"
@@ -127,6 +135,61 @@ if [ -x "$WIDGETBUS_BIN_DIR/sync-agent" ]; then
     ctl sync --user demo
     echo "still pending: $(ctl pending --user demo | field records | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
 fi
+
+# The phone's side: app-gateway on https://localhost:8443 with the development certificate and
+# issuer the runner made (deploy/README.md, "app-gateway"). A token for subject demo acts for bus
+# user dev:demo, whatever a request says: a user of its own, beside the one widgetctl acted for.
+gateway_dir="${WIDGETBUS_GATEWAY_ISSUERS%/*}"
+api="https://localhost:${WIDGETBUS_GATEWAY_LISTEN##*:}"
+https() { curl --silent --show-error --fail-with-body --cacert "$gateway_dir/tls.crt" "$@"; }
+
+step "app-gateway — $api/healthz answers without a token"
+https "$api/healthz"
+echo
+
+step "app-gateway — a token from the development issuer (widgetctl token mint), for subject demo"
+kid=$(sed -n 's/.*"kid":"\([^"]*\)".*/\1/p' "$gateway_dir/dev-issuer.jwks.json")
+token=$(ctl token mint --key "$gateway_dir/dev-issuer.private.pem" --kid "$kid" \
+    --issuer https://dev.widgetbus.local --audience widgetbus-app --subject demo)
+echo "${token:0:40}… (an hour)"
+
+# POST /v1/intents as the token's user: prints the reply.
+tap() {  # type body
+    https -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+        -X POST "$api/v1/intents" -d "{\"type\":\"$1\",\"body\":$2}"
+}
+# GET the widget's timeline at the reply's version at least (answered once timeline-service has
+# built it), and shows its first entry.
+show_api() {  # reply kind field...
+    local reply=$1 kind=$2 version
+    shift 2
+    version=$(echo "$reply" | field body.version)
+    https -H "Authorization: Bearer $token" "$api/v1/widgets/$kind/timeline?minimumVersion=$version" | entry "$kind" "$@"
+}
+
+step "app-gateway — Tension Check over HTTPS: 😣 7"
+reply=$(tap RecordTensionIntent '{"level":7}')
+echo "user $(echo "$reply" | field body.user) (the token's), state version $(echo "$reply" | field body.version)"
+show_api "$reply" TensionCheckWidget phase interventionName
+
+step "app-gateway — Diet over HTTPS: goals and a favourite food, then the quick log"
+tap UpdateGoals '{"calorieTarget":2000}' >/dev/null
+tap UpdateRecentFoods \
+    '{"foods":[{"id":"oatmeal","name":"Oatmeal","calories":150,"protein":5,"carbs":27,"fat":3,"defaultQuantity":1,"unit":"bowl"}]}' >/dev/null
+reply=$(tap QuickLogFoodIntent '{"foodId":"oatmeal"}')
+show_api "$reply" DietProgressWidget view nutrition caloriesRemaining
+
+step "app-gateway — TenX over HTTPS: a goal"
+reply=$(tap CreateGoal '{"title":"Ship the app"}')
+show_api "$reply" TenXHomeWidget state completedCount
+
+step "app-gateway — Stress Monitor over HTTPS: a measurement (stress 44, HRV 48 ms)"
+reply=$(tap RecordStressMeasurement '{"stressLevel":44,"hrvMilliseconds":48}')
+show_api "$reply" StressMonitorWidget stressLevel categoryName hrvAverage
+
+step "app-gateway — Jitter over HTTPS: Add Drink"
+reply=$(tap StartDrinkIntent '{}')
+show_api "$reply" JitterWidget view elapsed riskLevel
 
 step "The topology"
 "$runner" status || true

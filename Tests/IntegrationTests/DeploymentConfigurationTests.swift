@@ -13,9 +13,13 @@ import WidgetBusProtocol
 /// - what each service reads is what its `--help` lists (generated from the `EnvironmentSetting`
 ///   lists its command declares), and compose defines every one of those for it;
 /// - every endpoint of `BusEndpoint.all` is in topology.env, at its default port, hosted by the
-///   service that binds it; published ports are those endpoints, at their own port;
-/// - every container runs with CURVE: its own secret key as a compose secret, the public keys
-///   mounted read-only, and never `WIDGETBUS_INSECURE=1`;
+///   service that binds it; published ports are those endpoints, at their own port, and
+///   app-gateway's HTTPS port, the one meant for phones;
+/// - every container runs with CURVE: its own secret key as a compose secret (one that
+///   scripts/curve-keys.sh makes), the public keys mounted read-only, and never
+///   `WIDGETBUS_INSECURE=1`;
+/// - app-gateway serves TLS with the certificate and issuers of deploy/gateway/, read-only, which
+///   scripts/gateway-dev-keys.sh makes for development and never overwrites;
 /// - volumes back every data and snapshot directory, every service has a real health check, a
 ///   restart policy and waits for the health of what it connects to.
 ///
@@ -159,14 +163,18 @@ struct DeploymentConfigurationTests {
             #expect(readByAny.contains(variable), "topology.env sets \(variable), which no service reads")
         }
         // Published ports: only the service's own endpoints, same port inside and out (CURVE guards
-        // them, so every interface of the host).
+        // them, so every interface of the host), and app-gateway's API (TLS and tokens guard it).
         for (name, service) in compose.services where name != "prometheus" {
+            var served = bound[name, default: []]
+            if let listen = service.environmentStrings[Self.gatewayListen], let port = listen.split(separator: ":").last.flatMap({ Int($0) }) {
+                served.append(port)
+            }
             for mapping in service.ports ?? [] {
                 let parts = mapping.split(separator: ":").map(String.init)
                 #expect(parts.count == 2, "\(name) publishes \(mapping): OUTSIDE:INSIDE")
                 guard parts.count == 2, let outside = Int(parts[0]), let inside = Int(parts[1]) else { continue }
                 #expect(outside == inside, "\(name) publishes \(mapping): keep the port so host-side widgetctl defaults work")
-                #expect(bound[name, default: []].contains(inside), "\(name) publishes \(inside), which is not one of its endpoints")
+                #expect(served.contains(inside), "\(name) publishes \(inside), which is not one of its endpoints")
             }
         }
     }
@@ -175,6 +183,11 @@ struct DeploymentConfigurationTests {
     func everyContainerRunsWithCurve() throws {
         let compose = try Self.compose()
         let declared = try Self.composeSecrets()
+        // scripts/curve-keys.sh makes a key pair for every service: the secret compose hands it,
+        // and the public key its clients expect and its allow-lists name.
+        let script = try String(contentsOf: Self.repository.appendingPathComponent("scripts/curve-keys.sh"), encoding: .utf8)
+        let loop = try #require(script.firstMatch(of: /\nfor service in ([a-z -]+); do\n/), "curve-keys.sh's loop over the services")
+        #expect(Set(loop.1.split(separator: " ").map(String.init)) == Set(try Self.serviceExecutables()), "curve-keys.sh makes keys for \(loop.1)")
         for name in try Self.serviceExecutables() + ["widgetctl"] {
             let service = try #require(compose.services[name])
             let environment = service.environmentStrings
@@ -210,6 +223,74 @@ struct DeploymentConfigurationTests {
             #expect(check.status == 0, "promtool check config: \(check.stdout) \(check.stderr)")
         }
     }
+
+    @Test("app-gateway serves HTTPS at its default port on every interface of its container, published, with deploy/gateway/ read-only")
+    func appGatewayServesTheAppsAPI() throws {
+        let compose = try Self.compose()
+        let gateway = try #require(compose.services["app-gateway"])
+        let environment = gateway.environmentStrings
+        let listen = try #require(environment[Self.gatewayListen])
+        let port = try #require(listen.split(separator: ":").last.map(String.init))
+        let defaultPort = try Self.run(BusFixture.productsDirectory.appendingPathComponent("app-gateway"), ["--help"])
+            .stdout.replacingOccurrences(of: "\n", with: " ").firstMatch(of: /WIDGETBUS_GATEWAY_LISTEN .*?\(default:\s+[^)]*:(\d+)\)/)
+        #expect(port == defaultPort.map { String($0.1) }, "\(listen): the port app-gateway listens on by default, as in the local runner")
+        #expect(listen == "0.0.0.0:\(port)", "every interface of the container, so the published port reaches it")
+        #expect(gateway.ports == ["\(port):\(port)"], "the API's port, and no other, published on every interface of the host")
+        #expect(gateway.volumes?.contains("./gateway:/etc/widgetbus/gateway:ro") == true, "the certificate and issuers, read-only")
+        for (variable, file) in [
+            ("WIDGETBUS_GATEWAY_TLS_CERT", "tls.crt"), ("WIDGETBUS_GATEWAY_TLS_KEY", "tls.key"), ("WIDGETBUS_GATEWAY_ISSUERS", "issuers.json"),
+        ] {
+            #expect(environment[variable] == "/etc/widgetbus/gateway/\(file)", "\(variable): the file scripts/gateway-dev-keys.sh writes")
+        }
+        let snapshots = try #require(environment["WIDGETBUS_SNAPSHOT_DIR"])
+        #expect(gateway.volumes?.contains("snapshots:\(snapshots):ro") == true, "snapshot-writer's files, which it only reads")
+        // One service serves the API: another with the setting would publish a second door.
+        for (name, service) in compose.services where name != "app-gateway" {
+            #expect(service.environmentStrings[Self.gatewayListen] == nil, "\(name) sets \(Self.gatewayListen)")
+        }
+    }
+
+    @Test("scripts/gateway-dev-keys.sh makes a certificate for localhost and an issuer, and never replaces a file")
+    func gatewayDevelopmentKeys() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-keys-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = try GatewayDevKeys.make(in: directory)
+        func mode(_ name: String) throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: keys.file(name).path)[.posixPermissions] as? Int)
+        }
+        #expect(try mode("tls.key") == 0o600 && mode("dev-issuer.private.pem") == 0o600, "private keys are their owner's alone")
+        #expect(try mode("tls.crt") == 0o644 && mode("issuers.json") == 0o644 && mode("dev-issuer.jwks.json") == 0o644)
+
+        let certificate = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"), ["openssl", "x509", "-in", keys.file("tls.crt").path, "-noout", "-text"],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(certificate.stdout.contains("DNS:localhost") && certificate.stdout.contains("IP Address:127.0.0.1"), "\(certificate.stdout)")
+        #expect(certificate.stdout.contains("prime256v1") || certificate.stdout.contains("P-256"), "an EC P-256 key")
+
+        let issuers = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: keys.file("issuers.json"))) as? [String: Any])
+        let issuer = try #require((issuers["issuers"] as? [[String: Any]])?.first)
+        #expect((issuers["issuers"] as? [Any])?.count == 1)
+        #expect(issuer["issuer"] as? String == GatewayDevKeys.issuer && issuer["alias"] as? String == GatewayDevKeys.alias)
+        #expect(issuer["audiences"] as? [String] == [GatewayDevKeys.audience] && issuer["algorithms"] as? [String] == ["ES256"])
+        #expect(issuer["jwksFile"] as? String == "dev-issuer.jwks.json", "relative to the file, so the folder can be mounted anywhere")
+        #expect(try keys.token("alice").split(separator: ".").count == 3, "widgetctl mints a token from the issuer's key")
+
+        // A second run changes nothing: not the certificate, not the issuer's key.
+        let before = try ["tls.crt", "tls.key", "dev-issuer.private.pem", "issuers.json"].map { try Data(contentsOf: keys.file($0)) }
+        let again = try GatewayDevKeys.runScript(directory)
+        #expect(again.status == 1 && again.stderr.contains("refusing to replace"), "\(again.stdout) \(again.stderr)")
+        #expect(try ["tls.crt", "tls.key", "dev-issuer.private.pem", "issuers.json"].map { try Data(contentsOf: keys.file($0)) } == before)
+        // One file left over is refused too: the set is made whole or not at all.
+        let partial = directory.appendingPathComponent("partial")
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        try "{}".write(to: partial.appendingPathComponent("issuers.json"), atomically: true, encoding: .utf8)
+        let refused = try GatewayDevKeys.runScript(partial)
+        #expect(refused.status == 1 && refused.stderr.contains("issuers.json"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: partial.path) == ["issuers.json"], "nothing made beside it")
+    }
+
+    static let gatewayListen = "WIDGETBUS_GATEWAY_LISTEN"
 
     /// Debian's promtool, which scripts/test.sh installs with Prometheus; nil where it is missing.
     static var promtool: URL? {

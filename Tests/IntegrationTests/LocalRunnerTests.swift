@@ -6,17 +6,21 @@ import Glibc
 #endif
 
 /// `deploy/local/widgetbus` brings the whole topology up as plain processes on free loopback
-/// ports (endpoints overridden through the environment), a short scenario with all five widgets
-/// runs through widgetctl against it, and `down` leaves nothing running: no process, no port.
+/// ports (endpoints and app-gateway's address overridden through the environment), a short
+/// scenario with all five widgets runs through widgetctl against it, app-gateway answers over
+/// HTTPS with the development keys the runner made, and `down` leaves nothing running: no process,
+/// no port.
 @Suite("Local runner", .serialized)
 struct LocalRunnerTests {
     static let runner = DeploymentConfigurationTests.deploy.appendingPathComponent("local/widgetbus")
 
-    /// A private topology: its own data directory and a free port for every endpoint of topology.env.
+    /// A private topology: its own data directory and a free port for every endpoint of topology.env
+    /// and for app-gateway's API.
     final class Topology {
         let directory: URL
         let environment: [String: String]
         let ports: [Int]
+        let gatewayPort: Int
 
         /// - Parameters:
         ///   - binDirectory: the executables it runs; the build's products by default.
@@ -30,6 +34,9 @@ struct LocalRunnerTests {
                 ports.append(port)
                 environment[variable] = "tcp://127.0.0.1:\(port)"
             }
+            gatewayPort = try freeLoopbackPort()
+            ports.append(gatewayPort)
+            environment["WIDGETBUS_GATEWAY_LISTEN"] = "127.0.0.1:\(gatewayPort)"
             environment["WIDGETBUS_LOCAL_DIR"] = directory.path
             environment["WIDGETBUS_BIN_DIR"] = binDirectory.path
             environment["WIDGETBUS_START_TIMEOUT"] = "60"
@@ -79,8 +86,11 @@ struct LocalRunnerTests {
         #expect(status.status == 0, "status: \(status.stdout) \(status.stderr)")
         for service in services {
             let line = status.lines.first { $0.hasPrefix(service + " ") } ?? ""
-            #expect(line.contains("answers") || line.contains("connected"), "status of \(service): \(line)")
+            #expect(line.contains("answers") || line.contains("connected") || line.contains("serving"), "status of \(service): \(line)")
         }
+        let gatewayLine = status.lines.first { $0.hasPrefix("app-gateway ") } ?? ""
+        #expect(gatewayLine.contains("serving") && gatewayLine.contains("https://127.0.0.1:\(topology.gatewayPort)"), "\(gatewayLine)")
+        #expect(up.stdout.contains("API https://127.0.0.1:\(topology.gatewayPort)"), "the API's URL in the readiness line: \(up.stdout)")
 
         // widgetctl configured the way a user would: eval "$(widgetbus env)".
         let exported = try topology.widgetbus("env")
@@ -88,6 +98,7 @@ struct LocalRunnerTests {
         #expect(environment["WIDGETBUS_INTENTS"] == topology.environment["WIDGETBUS_INTENTS"])
         let scenario = Scenario(environment: environment)
         try scenario.run()
+        try Self.throughTheGateway(topology)
 
         // Every service serves its metrics where `widgetbus metrics` says, showing its part of the scenario.
         let metrics = try topology.widgetbus("metrics")
@@ -95,6 +106,7 @@ struct LocalRunnerTests {
             "intent-handler": "widgetbus_bus_events_published_total", "timeline-service": "widgetbus_timelines_published_total",
             "snapshot-writer": "widgetbus_snapshot_files_written_total", "metrics-ingest": "widgetbus_bus_requests_total",  // the runner's pings: the scenario pushes no sample
             "sync-agent": "widgetbus_sync_passes_total", "push-gateway": "widgetbus_replica_entries",  // the widgets it follows
+            "app-gateway": "widgetbus_replica_entries",  // the timelines it follows for 304s and event streams
         ]
         #expect(Set(didItsPart.keys) == Set(services))
         for service in services {
@@ -153,6 +165,8 @@ struct LocalRunnerTests {
         // over CURVE (Stress Monitor's timeline needs metrics-ingest's aggregates, too).
         let environment = Self.parseExports(try topology.widgetbus("env").stdout, into: topology.environment)
         try Scenario(environment: environment).run()
+        // app-gateway with its own key: intents, timelines and samples are let in.
+        try Self.throughTheGateway(topology)
         let widgetctl = BusFixture.productsDirectory.appendingPathComponent("widgetctl")
         var plain = environment
         plain["WIDGETBUS_CURVE_SECRET_KEY_FILE"] = ""
@@ -160,6 +174,50 @@ struct LocalRunnerTests {
         let refused = try runCommand(
             widgetctl, ["send", "ResetWidgetIntent", "--user", "op", "--timeout", "300", "--attempts", "1"], environment: plain)
         #expect(refused.status == 2, "no keys, no answer")
+    }
+
+    // MARK: - app-gateway
+
+    /// app-gateway as a phone reaches it, trusting the development certificate the runner made:
+    /// /healthz, a tap and the timeline at its version, and a stress sample that comes back on the
+    /// Stress Monitor timeline through metrics-ingest and timeline-service — each bus endpoint the
+    /// gateway sends to.
+    static func throughTheGateway(_ topology: Topology) throws {
+        let keys = GatewayDevKeys(in: topology.directory.appendingPathComponent("gateway"))
+        let client = try keys.client()
+        defer { try? client.syncShutdown() }
+        let base = "https://localhost:\(topology.gatewayPort)"
+        let health = try GatewayDevKeys.request(client, .GET, base + "/healthz")
+        #expect(health.status == 200 && health.body.contains("ok"), "/healthz: \(health)")
+
+        let token = try keys.token("local-runner")
+        let tap = try GatewayDevKeys.request(
+            client, .POST, base + "/v1/intents", token: token, body: #"{"type":"RecordTensionIntent","body":{"level":7}}"#)
+        try #require(tap.status == 200, "the tap: \(tap)")
+        let reply = try #require(Scenario.json(tap.body), "\(tap.body)")
+        #expect(Scenario.string(reply, "body", "user") == "\(GatewayDevKeys.alias):local-runner", "the token's user: \(tap.body)")
+        let version = try #require(Scenario.number(reply, "body", "version").map { Int($0) }, "\(tap.body)")
+        let timeline = try GatewayDevKeys.request(
+            client, .GET, base + "/v1/widgets/TensionCheckWidget/timeline?minimumVersion=\(version)", token: token)
+        let entries = Scenario.json(timeline.body)?["entries"] as? [[String: Any]]
+        let phase = entries?.first?["phase"] as? String
+        #expect(timeline.status == 200 && phase == "suggestion", "the timeline at version \(version): \(timeline)")
+
+        let takenAt = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-60))
+        let samples = try GatewayDevKeys.request(
+            client, .POST, base + "/v1/samples", token: token,
+            body: #"{"samples":[{"kind":"stress","score":61,"source":"watch","takenAt":"\#(takenAt)"}]}"#)
+        #expect(samples.status == 202, "samples: \(samples)")
+        var last = ""
+        let deadline = Date().addingTimeInterval(15)
+        var shown = false
+        while !shown && Date() < deadline {
+            let stress = try GatewayDevKeys.request(client, .GET, base + "/v1/widgets/StressMonitorWidget/timeline", token: token)
+            last = stress.body
+            shown = Scenario.number(((Scenario.json(stress.body)?["entries"] as? [[String: Any]])?.first) ?? [:], "stressLevel") == 61
+            if !shown { usleep(200_000) }
+        }
+        #expect(shown, "the sample on the Stress Monitor timeline; last: \(last)")
     }
 
     // MARK: - The scenario

@@ -14,6 +14,10 @@ import WidgetDomain
         for service in [BusFixture.Service.intentHandler, .metricsIngest, .timelineService, .snapshotWriter, .syncAgent, .pushGateway] {
             urls[service] = try bus.startServingMetrics(service)
         }
+        // app-gateway, with the development keys compose and the local runner use.
+        let keys = try GatewayDevKeys.make(in: bus.root.appendingPathComponent("gateway"))
+        urls[.appGateway] = try bus.startServingMetrics(
+            .appGateway, extraEnvironment: keys.environment.merging(["WIDGETBUS_GATEWAY_LISTEN": "127.0.0.1:\(try freeLoopbackPort())"]) { $1 })
         return urls
     }
 
