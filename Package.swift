@@ -321,6 +321,8 @@ let package = Package(
                 "AppGateway", "AppGatewayIdentity", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(

@@ -126,11 +126,16 @@ struct AppGatewayEndToEndTests {
         }
         let aliceUser = GatewayFixture.user("alice"), bobUser = GatewayFixture.user("bob")
 
-        let tap = try await gateway.tap("alice", "RecordTensionIntent", #"{"level":10}"#)
+        // The phone's trace continues through the gateway into the bus, to the timeline event.
+        let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+        let tap = try await gateway.request(
+            .POST, "/v1/intents", token: gateway.token("alice"), body: #"{"type":"RecordTensionIntent","body":{"level":10}}"#,
+            headers: [("traceparent", "00-\(traceID)-00f067aa0ba902b7-01")])
         let version = try #require((try tap.json()["body"] as? [String: Any])?["version"] as? Int)
         let received = try alice.waitForTimeline { $0["user"] as? String == aliceUser && $0["stateVersion"] as? Int == version }
-        let published = try timelineEvents.arrival(user: aliceUser, stateVersion: version)
-        #expect(received.arrivedAt - published < .milliseconds(100), "\(received.arrivedAt - published) after the timeline event")
+        let published = try timelineEvents.event(user: aliceUser, stateVersion: version)
+        #expect(received.arrivedAt - published.at < .milliseconds(100), "\(received.arrivedAt - published.at) after the timeline event")
+        #expect(published.traceparent?.hasPrefix("00-\(traceID)-") == true, "\(published.traceparent ?? "no trace")")
 
         // Bob's own change reaches Bob: by then Alice's had long reached the bus; neither stream
         // holds the other's.
@@ -175,7 +180,7 @@ final class TimelineEventClock: @unchecked Sendable {
     private final class Seen: @unchecked Sendable {
         let lock = NSCondition()
         // Guarded by `lock`.
-        var events: [(user: String?, stateVersion: UInt64?, at: ContinuousClock.Instant)] = []
+        var events: [(user: String?, stateVersion: UInt64?, traceparent: String?, at: ContinuousClock.Instant)] = []
         var subscribed = false
     }
 
@@ -202,7 +207,9 @@ final class TimelineEventClock: @unchecked Sendable {
                     let now = ContinuousClock.now
                     let envelope = JSONFieldScanner(payload)
                     seen.lock.lock()
-                    seen.events.append((envelope.string("user"), envelope.object("body")?.object("timeline")?.unsignedInteger("stateVersion"), now))
+                    seen.events.append(
+                        (envelope.string("user"), envelope.object("body")?.object("timeline")?.unsignedInteger("stateVersion"),
+                         envelope.string("traceparent"), now))
                     seen.lock.broadcast()
                     seen.lock.unlock()
                 }
@@ -219,13 +226,16 @@ final class TimelineEventClock: @unchecked Sendable {
         stop.request()
     }
 
-    /// When the event of `user`'s timeline at `stateVersion` arrived, waiting for it at most 10 s.
-    func arrival(user: String, stateVersion: Int) throws -> ContinuousClock.Instant {
+    /// When the event of `user`'s timeline at `stateVersion` arrived, and the trace it carried,
+    /// waiting for it at most 10 s.
+    func event(user: String, stateVersion: Int) throws -> (at: ContinuousClock.Instant, traceparent: String?) {
         let deadline = Date().addingTimeInterval(10)
         seen.lock.lock()
         defer { seen.lock.unlock() }
         while true {
-            if let found = seen.events.first(where: { $0.user == user && $0.stateVersion == UInt64(stateVersion) }) { return found.at }
+            if let found = seen.events.first(where: { $0.user == user && $0.stateVersion == UInt64(stateVersion) }) {
+                return (found.at, found.traceparent)
+            }
             guard seen.lock.wait(until: deadline) else { throw FixtureError.timedOut("the timeline event of \(user) at \(stateVersion)") }
         }
     }

@@ -12,12 +12,13 @@ import NIOHTTP1
 /// ``refetchInterval``; between refetches an unknown `kid` is refused at once. A fetch that fails
 /// keeps the keys already held.
 actor RemoteSigningKeySource: SigningKeySource {
-    /// The shortest time between two fetches caused by unknown `kid`s.
-    static let refetchInterval: Duration = .seconds(60)
+    /// The shortest time between two fetches caused by unknown `kid`s: a minute.
+    static let defaultRefetchInterval: Duration = .seconds(60)
     /// The largest JWKS document read.
     static let maxDocumentBytes = 256 * 1024
 
     let url: URL
+    let refetchInterval: Duration
     private let logger: Logger
     private var keys: [String: VerificationKey] = [:]
     private var lastFetch: ContinuousClock.Instant?
@@ -25,18 +26,19 @@ actor RemoteSigningKeySource: SigningKeySource {
 
     /// - Throws: ``IdentityConfigurationError`` for a URL that is not `https://` (plain `http://`
     ///   only to a loopback host: an identity provider on the same machine).
-    init(url: URL, logger: Logger) throws(IdentityConfigurationError) {
+    init(url: URL, refetchInterval: Duration = defaultRefetchInterval, logger: Logger) throws(IdentityConfigurationError) {
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(url.host ?? "")
         guard url.scheme == "https" || (url.scheme == "http" && loopback) else {
             throw IdentityConfigurationError("a JWKS URL must be https:// (http:// only on loopback), got \(url.absoluteString)")
         }
         self.url = url
+        self.refetchInterval = refetchInterval
         self.logger = logger
     }
 
     func key(id: String) async -> VerificationKey? {
         if let key = keys[id] { return key }
-        if let lastFetch, ContinuousClock.now - lastFetch < Self.refetchInterval { return nil }
+        if let lastFetch, ContinuousClock.now - lastFetch < refetchInterval { return nil }
         await refresh()
         return keys[id]
     }
