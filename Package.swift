@@ -215,6 +215,7 @@ let package = Package(
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

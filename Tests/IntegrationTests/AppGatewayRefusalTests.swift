@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import AppGatewayIdentity
 import Crypto
 import Foundation
@@ -120,6 +121,29 @@ struct AppGatewayRefusalTests {
         let silent = try await gateway.tap("frank", "RecordTensionIntent", #"{"level":3}"#)
         #expect(silent.status == 503 && silent.problemCode == "unavailable" && silent.headers.first(name: "retry-after") != nil, "\(silent.text)")
         #expect(ContinuousClock.now - started < .seconds(3), "answered within the deadline, not left hanging")
+    }
+
+    @Test("a client silent before its TLS handshake is closed within the idle timeout; a header over the limit is refused")
+    func slowClientsAreClosed() async throws {
+        let gateway = try GatewayFixture(services: [.intentHandler, .timelineService], extraEnvironment: ["WIDGETBUS_GATEWAY_IDLE_TIMEOUT_S": "1"])
+        // Connects and sends nothing, not even a ClientHello.
+        let silent = try connectedLoopbackSocket(port: gateway.port)
+        defer { close(silent) }
+        let started = ContinuousClock.now
+        var byte: UInt8 = 0
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(silent, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #expect(recv(silent, &byte, 1, 0) == 0, "the gateway closes it (0: end of stream)")
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(900) && waited < .seconds(4), "within the idle timeout of 1 s: \(waited)")
+
+        // A header over the limit is refused, and the gateway still answers the next request.
+        // (HTTP/2 refuses it by ending the connection, HTTP/1.1 with a 4xx.)
+        do {
+            let huge = try await gateway.request(.GET, "/healthz", token: nil, headers: [("X-Pad", String(repeating: "x", count: 20_000))])
+            #expect(huge.status >= 400 && huge.status < 500, "\(huge.status)")
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed {}
+        #expect(try await gateway.request(.GET, "/healthz", token: nil).status == 200)
     }
 
     @Test("plain HTTP beyond loopback is refused at start unless WIDGETBUS_INSECURE=1; half a TLS setting too")

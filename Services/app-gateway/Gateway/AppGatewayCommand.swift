@@ -70,12 +70,20 @@ enum GatewayServer {
         }
         api.addRoutes(to: router.group("v1").add(middleware: AuthenticationMiddleware(tokens: tokens)))
 
-        var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(settings.idleTimeout.asSeconds)))
-        http1.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
+        var requests = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(settings.idleTimeout.asSeconds)))
+        requests.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
+        let http1 = requests
         let server: HTTPServerBuilder
         if let tls = settings.tls {
-            server = try .http2Upgrade(
-                tlsConfiguration: tls, configuration: .init(idleTimeout: settings.idleTimeout, streamConfiguration: http1))
+            // A connection has the idle timeout to finish its TLS handshake, as it has afterwards
+            // between requests.
+            server = HTTPServerBuilder { responder in
+                HandshakeDeadlineChannel(
+                    base: try HTTP2UpgradeChannel(
+                        tlsConfiguration: tls, configuration: .init(idleTimeout: settings.idleTimeout, streamConfiguration: http1),
+                        responder: responder),
+                    deadline: .seconds(Int64(settings.idleTimeout.asSeconds.rounded(.up))))
+            }
         } else {
             server = .http1(configuration: http1)
         }
