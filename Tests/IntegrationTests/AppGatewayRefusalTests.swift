@@ -15,7 +15,9 @@ import WidgetBusProtocol
 struct AppGatewayRefusalTests {
     @Test("each token that proves no user is refused 401 with WWW-Authenticate: Bearer, and user A's token reaches only A")
     func tokensThatProveNoUser() async throws {
-        let gateway = try GatewayFixture(services: [.intentHandler, .timelineService])
+        let metricsPort = try freeLoopbackPort()
+        let gateway = try GatewayFixture(
+            services: [.intentHandler, .timelineService], extraEnvironment: ["WIDGETBUS_HTTP_LISTEN": "127.0.0.1:\(metricsPort)"])
         let path = "/v1/widgets/TensionCheckWidget/timeline"
         let now = Int(Date().timeIntervalSince1970)
         let good = try gateway.token("alice")
@@ -71,6 +73,16 @@ struct AppGatewayRefusalTests {
             .POST, "/v1/intents", token: gateway.token("bob"), body: #"{"type":"ResetWidgetIntent","body":{},"user":"dev:alice"}"#)
         #expect(impersonation.status == 400 && impersonation.problemCode == "invalid_field", "\(impersonation.text)")
         #expect(try gateway.bus.storedState(.tensionCheck, user: GatewayFixture.user("alice"))?.version == 1, "alice's state untouched")
+
+        // Each refusal is counted by its reason and by the operation, named by its route.
+        let metrics = try PrometheusText.scrape("http://127.0.0.1:\(metricsPort)/metrics")
+        for reason in ["missingAuthorization", "expired", "notYetValid", "unknownIssuer", "wrongAudience", "unsignedToken", "hmacAlgorithm", "unknownKeyID", "badSignature"] {
+            #expect(metrics.value("widgetbus_gateway_token_refusals_total", ["reason": reason]) ?? 0 >= 1, "\(reason)")
+        }
+        let operation = "GET /v1/widgets/{kind}/timeline"
+        #expect(metrics.value("widgetbus_gateway_requests_total", ["operation": operation, "status": "401"]) == Double(cases.count))
+        #expect(metrics.value("widgetbus_gateway_requests_total", ["operation": "POST /v1/intents", "status": "400"]) == 1)
+        #expect(!metrics.samples.contains { $0.labels.values.contains { $0.contains("alice") || $0.contains("TensionCheckWidget") } })
     }
 
     @Test("bad input gets problem details with a stable code and changes nothing")

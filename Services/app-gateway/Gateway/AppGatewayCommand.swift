@@ -61,6 +61,7 @@ enum GatewayServer {
         api: GatewayAPI, tokens: VerifiedTokens, settings: GatewaySettings, logger: Logger
     ) throws -> some Service {
         let router = Router(context: GatewayRequestContext.self)
+        router.add(middleware: GatewayMetricsMiddleware())
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: AddressLimitMiddleware(limiter: RateLimiter(settings.addresses)))
         router.get("healthz") { _, _ in

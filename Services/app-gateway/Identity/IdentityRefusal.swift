@@ -1,10 +1,11 @@
 /// Why a request's bearer token proves no user. Each case is one documented reason
-/// (docs/API.md, "Identity"); app-gateway answers all of them with 401.
+/// (docs/API.md, "Identity"), named by its case (the `reason` label of
+/// `widgetbus_gateway_token_refusals_total`); app-gateway answers all of them with 401.
 ///
 /// The descriptions are fixed ASCII text without `"` or `\`, safe as the `error_description` of
 /// a `WWW-Authenticate: Bearer` header, and they never repeat what the token said (its issuer,
 /// kid or subject), which an attacker chooses.
-public enum IdentityRefusal: Error, Equatable, Sendable, CaseIterable, CustomStringConvertible {
+public enum IdentityRefusal: String, Error, Equatable, Sendable, CaseIterable, CustomStringConvertible {
     /// No `Authorization` header.
     case missingAuthorization
     /// An `Authorization` header that is not `Bearer <token>`.

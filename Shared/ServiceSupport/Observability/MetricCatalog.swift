@@ -147,6 +147,21 @@ public enum MetricCatalog {
         name: "widgetbus_push_tokens_refused_total", kind: .counter, labels: ["reason"],
         help: "Push tokens APNs refused for good without calling them gone (DeviceTokenNotForTopic), by reason: sent nothing more, their registrations kept.")
 
+    // MARK: - app-gateway
+
+    public static let gatewayRequests = MetricDescription(
+        name: "widgetbus_gateway_requests_total", kind: .counter, labels: ["operation", "status"],
+        help: "HTTP requests answered, by operation (method and route, or other) and status code.")
+    public static let gatewayRequestDuration = MetricDescription(
+        name: "widgetbus_gateway_request_duration_seconds", kind: .histogram, labels: ["operation"],
+        help: "One HTTP request, from its head to its answer's head (an event stream: until it opens).")
+    public static let gatewayTokenRefusals = MetricDescription(
+        name: "widgetbus_gateway_token_refusals_total", kind: .counter, labels: ["reason"],
+        help: "Requests refused 401 because their bearer token proved no user, by reason (docs/API.md, Refusals).")
+    public static let gatewayEventStreams = MetricDescription(
+        name: "widgetbus_gateway_event_streams", kind: .gauge, labels: [],
+        help: "Event streams open.")
+
     public static let all: [MetricDescription] = [
         busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busEventsPublished,
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
@@ -155,6 +170,7 @@ public enum MetricCatalog {
         metricSamples, metricMessagesRefused,
         syncPasses, syncPassDuration, syncRecordsPushed, syncRecordsPending, syncTargetCommitDuration, syncUsersPending,
         pushChanges, pushesSent, pushDuration, pushesWaiting, pushTokensRefused,
+        gatewayRequests, gatewayRequestDuration, gatewayTokenRefusals, gatewayEventStreams,
     ]
 
     /// The description of the metric named `name`.

@@ -1,6 +1,7 @@
 import AppGatewayIdentity
 import Foundation
 import Hummingbird
+import Metrics
 import NIOCore
 import ServiceSupport
 import Synchronization
@@ -66,6 +67,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         do {
             context.user = try await tokens.verify(authorizationHeader: request.headers[.authorization], now: Date()).userID
         } catch {
+            Counter(MetricCatalog.gatewayTokenRefusals, ["reason": error.rawValue]).increment()
             throw Problem.unauthorized(error.description, bearerError: error.bearerError)
         }
         return try await next(request, context)

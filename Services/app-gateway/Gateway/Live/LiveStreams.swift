@@ -1,4 +1,6 @@
 import Foundation
+import Metrics
+import ServiceSupport
 import Synchronization
 import WidgetDomain
 
@@ -97,6 +99,8 @@ final class LiveStream: Sendable {
 /// Every open event stream, by user: where the bus thread hands each change, and only to the
 /// streams of the user it belongs to.
 final class LiveStreams: Sendable {
+    private let openStreams = Gauge(MetricCatalog.gatewayEventStreams)
+
     /// Each user's streams, oldest first.
     private let streams = Mutex([String: [LiveStream]]())
 
@@ -113,6 +117,7 @@ final class LiveStreams: Sendable {
             return oldest
         }
         evicted?.close()
+        openStreams.record(count)
         return stream
     }
 
@@ -122,6 +127,7 @@ final class LiveStreams: Sendable {
             streams[stream.user]?.removeAll { $0 === stream }
             if streams[stream.user]?.isEmpty == true { streams[stream.user] = nil }
         }
+        openStreams.record(count)
     }
 
     /// Hands each change to its user's streams.
