@@ -135,6 +135,19 @@ struct AppGatewayRefusalTests {
         #expect(ContinuousClock.now - started < .seconds(3), "answered within the deadline, not left hanging")
     }
 
+    @Test("behind a proxy on loopback, each client has its own address bucket, by the address the proxy forwarded")
+    func addressBucketsBehindAProxy() async throws {
+        let gateway = try GatewayFixture(
+            services: [.intentHandler, .timelineService],
+            extraEnvironment: ["WIDGETBUS_GATEWAY_ADDRESS_BURST": "2", "WIDGETBUS_GATEWAY_ADDRESS_RATE": "1"])
+        func health(_ client: String) async throws -> Int {
+            try await gateway.request(.GET, "/healthz", token: nil, headers: [("X-Forwarded-For", "198.51.100.7, \(client)")]).status
+        }
+        let statuses = try await [health("203.0.113.1"), health("203.0.113.1"), health("203.0.113.1")]
+        #expect(statuses.filter { $0 == 429 }.count >= 1, "past its burst: \(statuses)")
+        #expect(try await health("203.0.113.2") == 200, "another client is not limited by the first")
+    }
+
     @Test("a client silent before its TLS handshake is closed within the idle timeout; a header over the limit is refused")
     func slowClientsAreClosed() async throws {
         let gateway = try GatewayFixture(services: [.intentHandler, .timelineService], extraEnvironment: ["WIDGETBUS_GATEWAY_IDLE_TIMEOUT_S": "1"])

@@ -1,5 +1,6 @@
 import AppGatewayIdentity
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Metrics
 import NIOCore
@@ -82,11 +83,24 @@ struct AddressLimitMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: GatewayRequestContext, next: (Request, GatewayRequestContext) async throws -> Response
     ) async throws -> Response {
-        if let address = context.remoteAddress?.ipAddress, let wait = limiter.take(address, at: ContinuousClock.secondsNow) {
+        if let address = Self.client(of: request, peer: context.remoteAddress), let wait = limiter.take(address, at: ContinuousClock.secondsNow) {
             throw Problem.rateLimited(retryAfter: wait, "too many requests from this address")
         }
         return try await next(request, context)
     }
+
+    /// The client's address: the peer's, or — when the peer is on loopback, which is where the
+    /// gateway listens in plain HTTP behind a TLS-terminating proxy — the last address the proxy
+    /// appended to `X-Forwarded-For`. Otherwise every user behind the proxy would share one
+    /// bucket. A client that reaches a loopback gateway directly is on the machine already.
+    static func client(of request: Request, peer: SocketAddress?) -> String? {
+        guard let peer = peer?.ipAddress else { return nil }
+        guard peer == "127.0.0.1" || peer == "::1", let forwarded = request.headers[values: forwardedFor].last else { return peer }
+        let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) ?? ""
+        return last.isEmpty ? peer : last
+    }
+
+    private static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 }
 
 extension ContinuousClock {

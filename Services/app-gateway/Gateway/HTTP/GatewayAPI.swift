@@ -308,7 +308,7 @@ struct GatewayAPI: Sendable {
     /// The envelope of one message for `user`: its id from `Idempotency-Key` (a UUID) or new, and
     /// the trace of the request's `traceparent`, or a new one.
     private func envelope(user: String, type: MessageType, body: some Encodable & Sendable, request: Request) throws -> (id: String, payload: Data) {
-        var id = UUID().uuidString.lowercased()
+        var id = MessageID.random()
         if let key = request.headers[Self.idempotencyKey] {
             guard let uuid = UUID(uuidString: key) else { throw Problem.invalidField("Idempotency-Key must be a UUID") }
             id = uuid.uuidString.lowercased()
@@ -410,6 +410,11 @@ struct GatewayAPI: Sendable {
     /// The tags an `If-None-Match` value lists (weak comparison, RFC 9110 §13.1.2); what is not
     /// a tag of this API is skipped. `*` matches no stored timeline here: a client holds one.
     static func tags(_ ifNoneMatch: String?) -> [EntityTag] {
-        (ifNoneMatch ?? "").split(separator: ",").compactMap { EntityTag($0.trimmingCharacters(in: .whitespaces)) }
+        (ifNoneMatch ?? "").split(separator: ",").compactMap { listed in
+            var tag = listed
+            while tag.first == " " || tag.first == "\t" { tag.removeFirst() }
+            while tag.last == " " || tag.last == "\t" { tag.removeLast() }
+            return EntityTag(tag)
+        }
     }
 }
