@@ -29,11 +29,7 @@ public struct HTTPListenAddress: Sendable, Equatable, CustomStringConvertible {
     ///   `WIDGETBUS_INSECURE=1`.
     public init?(environment: [String: String]) throws(InvalidSetting) {
         guard let text = environment[Self.setting.variable], !text.isEmpty else { return nil }
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port),
-            case let host = String(text[..<colon]), !host.isEmpty, !host.contains(":")
-        else {
-            throw InvalidSetting("\(Self.setting.variable) must be host:port, such as 127.0.0.1:9464 or 0.0.0.0:9464, got '\(text)'")
-        }
+        let (host, port) = try Self.setting.hostAndPort(text, example: "127.0.0.1:9464 or 0.0.0.0:9464")
         let scrapeNetwork = try Self.scrapeNetwork.flag(in: environment), insecure = try BusBinding.insecure.flag(in: environment)
         guard BusBinding.isLoopback(host) || scrapeNetwork || insecure else {
             throw InvalidSetting(

@@ -40,6 +40,15 @@ public struct EnvironmentSetting: Sendable, Hashable {
         return .milliseconds(Int64((value * 1000).rounded()))
     }
 
+    /// `text`, this setting's value, as `host:port` with a port in 0…65535 and a host without `:`;
+    /// anything else stops the service at start, naming the variable and `example`.
+    public func hostAndPort(_ text: String, example: String) throws(InvalidSetting) -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port),
+            case let host = String(text[..<colon]), !host.isEmpty, !host.contains(":")
+        else { throw InvalidSetting("\(variable) must be host:port, such as \(example), got '\(text)'") }
+        return (host, port)
+    }
+
     /// The setting as a switch: `0` or `1`; anything else stops the service at start.
     public func flag(in environment: [String: String]) throws(InvalidSetting) -> Bool {
         switch resolve(in: environment) {

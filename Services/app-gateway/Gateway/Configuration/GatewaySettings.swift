@@ -48,10 +48,7 @@ struct GatewaySettings: Sendable {
     ]
 
     init(environment: [String: String]) throws(InvalidSetting) {
-        let text = Self.listen.resolve(in: environment)
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port),
-            case let host = String(text[..<colon]), !host.isEmpty
-        else { throw InvalidSetting("\(Self.listen.variable) must be host:port, such as 127.0.0.1:8443, got '\(text)'") }
+        let (host, port) = try Self.listen.hostAndPort(Self.listen.resolve(in: environment), example: "127.0.0.1:8443")
         (self.host, self.port) = (host, port)
         switch (environment[Self.certificate.variable].flatMap { $0.isEmpty ? nil : $0 }, environment[Self.privateKey.variable].flatMap { $0.isEmpty ? nil : $0 }) {
         case (let certificate?, let key?):
