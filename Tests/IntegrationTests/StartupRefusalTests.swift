@@ -235,6 +235,8 @@ struct StartupRefusalTests {
         let plain = quiet.log.split(separator: "\n").filter { $0.contains("bus in plaintext") }
         #expect(plain.count == 1 && plain.first?.contains("info") == true && plain.first?.contains("tcp://127.0.0.1:\(port)") == true, "\(quiet.log)")
         let writer = try bus.start(.snapshotWriter)
+        // Its ready line comes from start(on:); the exposure line follows once the bus has bound.
+        try bus.waitUntil("snapshot-writer says how its bus runs", timeout: 15) { writer.log.contains("bus in plaintext") }
         #expect(writer.log.split(separator: "\n").filter { $0.contains("bus in plaintext") }.count == 1, "a service that only connects says it too")
         bus.stop(.intentHandler)
 
