@@ -49,7 +49,8 @@ import Yams
     @Test func theIntentTypesAreExactlyWhatAppsMaySend() throws {
         let schema = try #require(
             value(at: ["paths", "/v1/intents", "post", "requestBody", "content", "application/json", "schema"]) as? [String: Any])
-        let type = try #require(value(at: ["properties", "type"], in: schema) as? [String: Any])
+        #expect(value(at: ["properties", "type", "$ref"], in: schema) as? String == "#/components/schemas/AppMessageType")
+        let type = try #require(value(at: ["components", "schemas", "AppMessageType"]) as? [String: Any])
         let documented = try #require(type["enum"] as? [String], "the intents body's type has no enum of strings")
         #expect(Set(documented).count == documented.count, "the enum repeats a type")
         let sentByApps = Set(MessageType.sentByApps.map(\.rawValue))
