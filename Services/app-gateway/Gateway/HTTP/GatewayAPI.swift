@@ -250,7 +250,12 @@ struct GatewayAPI: Sendable {
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                 try await withGracefulShutdownHandler {
                     if let catchUp, let position = catchUp.position {
-                        for kind in catchUp.kinds { await offerCurrent(kind, of: user, at: position, to: stream, request: request) }
+                        for kind in catchUp.kinds where !(await offerCurrent(kind, of: user, at: position, to: stream, request: request)) {
+                            // timeline-service did not answer: end the stream rather than skip the
+                            // change; the client reconnects with the same Last-Event-ID and asks again.
+                            stream.close()
+                            break
+                        }
                     }
                     while !stream.isClosed {
                         let changes = await stream.next(timeout: limits.heartbeat)
@@ -269,13 +274,15 @@ struct GatewayAPI: Sendable {
             })
     }
 
-    /// Offers `stream` the current timeline of `user`'s `kind`, as of `position` (a catch-up).
-    private func offerCurrent(_ kind: WidgetKind, of user: String, at position: SequencePosition, to stream: LiveStream, request: Request) async {
-        guard let (id, payload) = try? envelope(user: user, type: .timelineRequest, body: TimelineRequestBody(kind: kind), request: request),
-            case .reply(let reply) = await conversations.send(payload, id: id, user: user, to: .timelines, patience: limits.busPatience),
-            let timeline = JSONFieldScanner(reply).object("body"), let version = TimelineVersion(timeline)
-        else { return }
+    /// Offers `stream` the current timeline of `user`'s `kind`, as of `position` (a catch-up);
+    /// false when timeline-service did not answer in time.
+    private func offerCurrent(_ kind: WidgetKind, of user: String, at position: SequencePosition, to stream: LiveStream, request: Request) async -> Bool {
+        guard let (id, payload) = try? envelope(user: user, type: .timelineRequest, body: TimelineRequestBody(kind: kind), request: request) else { return true }
+        guard case .reply(let reply) = await conversations.send(payload, id: id, user: user, to: .timelines, patience: limits.busPatience) else { return false }
+        // A refusal (no timeline of that kind) has nothing to offer.
+        guard let timeline = JSONFieldScanner(reply).object("body"), let version = TimelineVersion(timeline) else { return true }
         stream.offer(LiveTimeline(user: user, kind: kind, version: version, frame: LiveTimeline.frame(timeline: timeline.encoded, position: position)))
+        return true
     }
 
     // MARK: - Plumbing
