@@ -3,7 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "WidgetBus",
-    platforms: [.macOS(.v15)],
+    // Platforms are package-wide: the services need macOS 15 (Synchronization's Mutex), so
+    // WidgetBusClient does too on the Mac; on iOS it needs 17.
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "intent-handler", targets: ["intent-handler"]),
         .executable(name: "timeline-service", targets: ["timeline-service"]),
@@ -21,6 +23,7 @@ let package = Package(
         .library(name: "WidgetDomain", targets: ["WidgetDomain"]),
         .library(name: "WidgetBusProtocol", targets: ["WidgetBusProtocol"]),
         .library(name: "ServiceSupport", targets: ["ServiceSupport"]),
+        .library(name: "WidgetBusClient", targets: ["WidgetBusClient"]),
     ],
     traits: [
         .trait(
@@ -51,6 +54,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // WidgetBusClient: the generated client's runtime and URLSession transport (and, in the
+        // tests only, the AsyncHTTPClient transport, which streams event bodies on Linux).
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         // Test-only: the contract test reads docs/openapi.yaml.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
@@ -317,6 +325,21 @@ let package = Package(
                 "AppGatewayIdentity", "WidgetBusProtocol", .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
+        // What an app and its widget extension use to talk to app-gateway: Foundation and the
+        // OpenAPI runtime only (no ZeroMQ, no NIO), so it builds for iOS. Generated/ is made from
+        // docs/openapi.yaml by scripts/generate-client.sh.
+        .target(
+            name: "WidgetBusClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Clients/WidgetBusClient",
+            exclude: ["openapi-generator-config.yaml"]),
+        .testTarget(
+            name: "WidgetBusClientUnitTests",
+            dependencies: ["WidgetBusClient", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]),
         // app-gateway in-process: its HTTP layer's pure parts and its contract with docs/openapi.yaml.
         .testTarget(
             name: "AppGatewayTests",
@@ -345,6 +368,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                "WidgetBusClient",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
             ]
         ),
     ],

@@ -27,6 +27,9 @@ bash scripts/check-python-example.sh --curve .build/debug
 # app-gateway against its contract, docs/openapi.yaml: schemathesis (installed if missing) finds
 # no 5xx and no answer outside the document.
 bash scripts/check-openapi.sh .build/debug
+# WidgetBusClient's generated sources are what docs/openapi.yaml generates (the generator is
+# built in a package of its own, Tools/openapi-generator).
+bash scripts/generate-client.sh --check
 # The build with the OTLP trait (spans exported by swift-otel), built beside the default one, and
 # the tests of what the trait adds.
 swift build --build-tests --traits OTLP --scratch-path .build-otlp

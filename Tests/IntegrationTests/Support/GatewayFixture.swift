@@ -21,16 +21,21 @@ final class GatewayFixture: @unchecked Sendable {
     let signingKey = IssuerSigningKey(generating: .es256)
     let kid = "test-key"
     let port: Int
+    let tls: Bool
     let client: HTTPClient
     var gateway: ServiceProcess?
+    private let gatewayEnvironment: [String: String]
 
     /// Starts intent-handler, timeline-service, metrics-ingest and snapshot-writer (unless
-    /// `services` says otherwise), then app-gateway with `extraEnvironment`.
+    /// `services` says otherwise), then app-gateway with `extraEnvironment`, over TLS unless `tls`
+    /// is false (plain HTTP on loopback).
     init(
         httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic,
+        tls: Bool = true,
         services: [BusFixture.Service] = [.intentHandler, .timelineService, .metricsIngest, .snapshotWriter],
         extraEnvironment: [String: String] = [:]
     ) throws {
+        self.tls = tls
         bus = try BusFixture()
         for service in services { try bus.start(service) }
         let keys = bus.root.appendingPathComponent("gateway")
@@ -45,13 +50,16 @@ final class GatewayFixture: @unchecked Sendable {
             """
         try issuers.write(to: keys.appendingPathComponent("issuers.json"), atomically: true, encoding: .utf8)
         port = try freeLoopbackPort()
-        let environment = [
+        var environment = [
             "WIDGETBUS_GATEWAY_LISTEN": "127.0.0.1:\(port)",
             "WIDGETBUS_GATEWAY_ISSUERS": keys.appendingPathComponent("issuers.json").path,
-            "WIDGETBUS_GATEWAY_TLS_CERT": keys.appendingPathComponent("cert.pem").path,
-            "WIDGETBUS_GATEWAY_TLS_KEY": keys.appendingPathComponent("key.pem").path,
-        ].merging(extraEnvironment) { $1 }
-        gateway = try bus.start(.appGateway, extraEnvironment: environment)
+        ]
+        if tls {
+            environment["WIDGETBUS_GATEWAY_TLS_CERT"] = keys.appendingPathComponent("cert.pem").path
+            environment["WIDGETBUS_GATEWAY_TLS_KEY"] = keys.appendingPathComponent("key.pem").path
+        }
+        gatewayEnvironment = environment.merging(extraEnvironment) { $1 }
+        gateway = try bus.start(.appGateway, extraEnvironment: gatewayEnvironment)
 
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(certificates.caPEM.utf8), format: .pem)])
@@ -65,7 +73,13 @@ final class GatewayFixture: @unchecked Sendable {
         try? client.syncShutdown()
     }
 
-    var baseURL: String { "https://localhost:\(port)" }
+    var baseURL: String { tls ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)" }
+
+    /// Stops app-gateway (SIGTERM) and, when `restart`, starts it again on the same port.
+    func stopGateway(restart: Bool = false) throws {
+        bus.stop(.appGateway)
+        gateway = restart ? try bus.start(.appGateway, extraEnvironment: gatewayEnvironment) : nil
+    }
 
     /// The bus user id a token for `subject` proves.
     static func user(_ subject: String) -> String { "\(alias):\(subject)" }

@@ -5,13 +5,17 @@ import Glibc
 #endif
 
 /// A TCP relay on a loopback port to another, recording every byte that crosses it in either
-/// direction: what a capture on the wire would see, without a capture tool.
+/// direction: what a capture on the wire would see, without a capture tool. It can also cut a
+/// connection the moment the server starts answering: the server has received and handled the
+/// request, the client never sees the answer (a phone losing its network mid-request).
 final class TCPRelay: @unchecked Sendable {
     let port: Int
     private let listener: Int32
     private let target: Int
     private let lock = NSLock()
     private var recorded = Data()
+    private var answersToCut = 0
+    private var answersCut = 0
 
     init(to target: Int) throws {
         (listener, port) = try boundLoopbackSocket()
@@ -28,6 +32,12 @@ final class TCPRelay: @unchecked Sendable {
     /// Everything relayed so far, both directions.
     var bytes: Data { lock.withLock { recorded } }
 
+    /// Cuts the connection that next carries bytes from the server, instead of relaying them.
+    func cutNextAnswer() { lock.withLock { answersToCut += 1 } }
+
+    /// How many connections were cut so far.
+    var cuts: Int { lock.withLock { answersCut } }
+
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
@@ -36,16 +46,27 @@ final class TCPRelay: @unchecked Sendable {
                 close(client)
                 continue
             }
-            Thread.detachNewThread { [self] in pump(from: client, to: server) }
-            Thread.detachNewThread { [self] in pump(from: server, to: client) }
+            Thread.detachNewThread { [self] in pump(from: client, to: server, towardsClient: false) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, towardsClient: true) }
         }
     }
 
-    private func pump(from source: Int32, to destination: Int32) {
+    private func pump(from source: Int32, to destination: Int32, towardsClient: Bool) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = read(source, &buffer, buffer.count)
             guard count > 0 else { break }
+            let cut = towardsClient && lock.withLock {
+                guard answersToCut > 0 else { return false }
+                answersToCut -= 1
+                answersCut += 1
+                return true
+            }
+            if cut {
+                shutdown(source, Int32(SHUT_RDWR))
+                shutdown(destination, Int32(SHUT_RDWR))
+                return
+            }
             lock.withLock { recorded.append(contentsOf: buffer[..<count]) }
             var sent = 0
             while sent < count {
