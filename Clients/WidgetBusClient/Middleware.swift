@@ -14,11 +14,17 @@ struct BearerTokenMiddleware: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard operationID != "health" else { return try await next(request, body, baseURL) }
         var request = request
-        request.headerFields[.authorization] = "Bearer \(try await token(.current))"
+        request.headerFields[.authorization] = "Bearer \(try await bearer(.current))"
         let (response, responseBody) = try await next(request, body, baseURL)
         guard response.status == .unauthorized else { return (response, responseBody) }
-        request.headerFields[.authorization] = "Bearer \(try await token(.renewed))"
+        request.headerFields[.authorization] = "Bearer \(try await bearer(.renewed))"
         return try await next(request, body, baseURL)
+    }
+
+    private func bearer(_ request: WidgetBusClient.TokenRequest) async throws -> String {
+        do { return try await token(request) } catch is CancellationError { throw CancellationError() } catch {
+            throw WidgetBusClientError.noToken(error)
+        }
     }
 }
 
@@ -39,8 +45,11 @@ struct ProblemMiddleware: ClientMiddleware {
         guard response.headerFields[.contentType]?.hasPrefix("application/problem+json") == true, let responseBody else {
             throw WidgetBusClientError.unexpectedResponse(operation: operationID, status: response.status.code)
         }
-        let problem = try JSONDecoder().decode(
+        // A code this client does not know yet (a newer gateway's) is an unexpected answer, not a
+        // transport failure.
+        guard let problem = try? JSONDecoder().decode(
             Components.Schemas.Problem.self, from: try await Data(collecting: responseBody, upTo: Self.largestProblem))
+        else { throw WidgetBusClientError.unexpectedResponse(operation: operationID, status: response.status.code) }
         let retryAfter = response.headerFields[.retryAfter].flatMap(Int.init).map { Duration.seconds($0) }
         throw WidgetBusClientError.problem(problem, retryAfter: retryAfter)
     }

@@ -43,9 +43,24 @@ struct ResponseCache: Sendable {
         return try? JSONDecoder.gateway.decode(Entry<Value>.self, from: data)
     }
 
-    func write<Value: Codable>(_ entry: Entry<Value>, as name: String) throws {
+    /// Keeps `entry` unless the file holds a value `keepsCurrent` prefers (the other process wrote
+    /// a newer one meanwhile). Read and replace are not one step: two writers that race both
+    /// leave a whole file, and the newer-value check keeps the loser's window to that instant.
+    func write<Value: Codable>(_ entry: Entry<Value>, as name: String, unless keepsCurrent: (Value) -> Bool = { _ in false }) throws {
+        if let current = read(name, as: Value.self), keepsCurrent(current.value) { return }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try JSONEncoder.gateway.encode(entry).write(to: url(name), options: .atomic)
+        #if os(iOS)
+        // Readable by the widget while the phone is locked, once unlocked after a restart.
+        let options: Data.WritingOptions = [.atomic, .completeFileProtectionUntilFirstUserAuthentication]
+        #else
+        let options: Data.WritingOptions = .atomic
+        #endif
+        try JSONEncoder.gateway.encode(entry).write(to: url(name), options: options)
+    }
+
+    func clear() throws {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+        try FileManager.default.removeItem(at: directory)
     }
 
     private func url(_ name: String) -> URL { directory.appendingPathComponent(name + ".json") }

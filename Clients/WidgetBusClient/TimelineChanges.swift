@@ -1,3 +1,4 @@
+import Foundation
 import OpenAPIRuntime
 
 /// One change of one of the user's widgets, from `GET /v1/events`.
@@ -10,11 +11,11 @@ public struct TimelineChange: Sendable, Hashable {
 
 /// The user's timeline changes as the gateway sends them, for as long as the caller iterates.
 ///
-/// A dropped stream (the network, a gateway restart) is opened again after the server's `retry`
-/// delay, or a doubling backoff while the gateway cannot be reached, and resumes with
-/// `Last-Event-ID`: the gateway first sends the latest timeline of every widget that changed since,
-/// so nothing is missed. It ends by throwing when the gateway refuses for good (a token it will not
-/// take), or by cancellation.
+/// A stream the server closes is opened again after its `retry` delay; one that fails (the
+/// network, a gateway restart, a `429` or `503`) after a doubling backoff or the server's
+/// `Retry-After`. Each resumes with `Last-Event-ID`: the gateway first sends the latest timeline of
+/// every widget that changed since, so nothing is missed. It ends by throwing when the gateway
+/// refuses for good (a token it will not take), or by cancellation.
 ///
 /// It needs a transport that streams response bodies: URLSession on Apple platforms, or
 /// AsyncHTTPClient's (swift-openapi-async-http-client); swift-corelibs-foundation's URLSession
@@ -30,15 +31,12 @@ public struct TimelineChanges: AsyncSequence, Sendable {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        typealias Events = AsyncThrowingMapSequence<
-            ServerSentEventsDeserializationSequence<ServerSentEventsLineDeserializationSequence<HTTPBody>>,
-            ServerSentEventWithJSONData<Components.Schemas.TimelineBody>
-        >
+        typealias Events = ServerSentEventsDeserializationSequence<ServerSentEventsLineDeserializationSequence<HTTPBody>>
 
         let client: WidgetBusClient
         var lastEventID: String?
         var events: Events.AsyncIterator?
-        /// The wait before reconnecting after a stream ends; the server's `retry` field sets it.
+        /// The wait before reconnecting after the server closed a stream; its `retry` field sets it.
         var reconnectDelay = Duration.seconds(1)
         /// Failures to open or read a stream since the last event.
         var failures = 0
@@ -53,20 +51,28 @@ public struct TimelineChanges: AsyncSequence, Sendable {
                         try await Task.sleep(for: reconnectDelay)
                         continue
                     }
-                    if let retry = event.retry { reconnectDelay = .milliseconds(retry) }
-                    guard event.event == "timeline", let id = event.id, let timeline = event.data else { continue }
-                    lastEventID = id
                     failures = 0
+                    if let retry = event.retry { reconnectDelay = .milliseconds(retry) }
+                    // An event without an id keeps the last one, as the SSE specification says.
+                    if let id = event.id { lastEventID = id }
+                    guard event.event == "timeline", let id = lastEventID, let data = event.data else { continue }
+                    // A timeline this client cannot read (a widget kind newer than it) is passed
+                    // over, not retried: reconnecting would only be sent it again.
+                    guard let timeline = try? JSONDecoder.gateway.decode(Components.Schemas.TimelineBody.self, from: Data(data.utf8)) else {
+                        continue
+                    }
                     return TimelineChange(id: id, timeline: timeline)
                 } catch let error as WidgetBusClientError where !error.isTransient {
                     throw error
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    // Unreachable, dropped, or a body cut mid-event: open again, resuming.
+                    // Unreachable, refused for now (429, 503), dropped, or a body cut mid-event:
+                    // open again, resuming, after the backoff or the server's Retry-After.
                     events = nil
                     failures += 1
-                    try await Task.sleep(for: client.retries.delay(afterFailures: failures, retryAfter: nil) ?? reconnectDelay)
+                    let retryAfter = (error as? WidgetBusClientError)?.retryAfter
+                    try await Task.sleep(for: client.retries.delay(afterFailures: failures, retryAfter: retryAfter) ?? retryAfter ?? reconnectDelay)
                 }
             }
         }
@@ -79,9 +85,7 @@ public struct TimelineChanges: AsyncSequence, Sendable {
                 throw WidgetBusClientError.from(error)
             }
             guard case .ok(let ok) = output else { throw WidgetBusClientError.unexpectedResponse(operation: "events", status: nil) }
-            return try ok.body.textEventStream
-                .asDecodedServerSentEventsWithJSONData(of: Components.Schemas.TimelineBody.self, decoder: .gateway)
-                .makeAsyncIterator()
+            return try ok.body.textEventStream.asDecodedServerSentEvents().makeAsyncIterator()
         }
     }
 }

@@ -26,8 +26,9 @@ public struct WidgetBusClient: Sendable {
     /// that proves the user to the gateway.
     public typealias TokenProvider = @Sendable (TokenRequest) async throws -> String
 
-    /// The generated client, for an operation this type does not wrap. It sends the token and
-    /// turns problem details into ``WidgetBusClientError``, as every call here does.
+    /// The generated client, for an operation this type does not wrap. It sends the token like
+    /// every call here, but without retries, and its errors are the runtime's `ClientError`s, with
+    /// a ``WidgetBusClientError`` as their `underlyingError` for a problem.
     public let api: Client
     let cache: ResponseCache?
     let retries: RetryPolicy
@@ -36,7 +37,8 @@ public struct WidgetBusClient: Sendable {
     ///   - serverURL: The gateway, `https://host[:port]`.
     ///   - cacheDirectory: Where timelines and snapshots are kept for revalidation and offline
     ///     use; on iOS a folder of the App Group container the app and its widget extension share.
-    ///     Nothing is kept when nil.
+    ///     One folder per signed-in account: what is kept there is that user's (``clearCache()`` on
+    ///     sign-out). Nothing is kept when nil.
     ///   - retries: How transient failures are retried (``RetryPolicy/widget`` in a widget).
     ///   - transport: How requests are sent: ``sessionTransport`` unless the caller gives another.
     ///   - token: The bearer token, asked for before each request and once more after a `401`.
@@ -57,6 +59,9 @@ public struct WidgetBusClient: Sendable {
     public static let sessionTransport: URLSessionTransport = {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
+        // The longest silence before a request fails (and is retried, or the cache answers):
+        // above the event stream's 15 s heartbeat, well below URLSession's 60 s.
+        configuration.timeoutIntervalForRequest = 20
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
     }()
@@ -81,7 +86,7 @@ public struct WidgetBusClient: Sendable {
 
     /// ``perform(_:body:)`` with the body as any `Encodable` the app already has.
     public func perform(_ type: MessageType, body: some Encodable) async throws -> Components.Schemas.IntentReply {
-        try await perform(type, body: JSONDecoder().decode(OpenAPIObjectContainer.self, from: JSONEncoder().encode(body)))
+        try await perform(type, body: JSONDecoder().decode(OpenAPIObjectContainer.self, from: JSONEncoder.gateway.encode(body)))
     }
 
     public typealias PushEnvironment = Operations.PutPushToken.Input.Body.JsonPayload.EnvironmentPayload
@@ -135,7 +140,7 @@ public struct WidgetBusClient: Sendable {
     ) async throws -> Fetched<Components.Schemas.TimelineBody> {
         let name = "\(kind.rawValue).timeline"
         let cached = cache?.read(name, as: Components.Schemas.TimelineBody.self)
-        return try await fetched(name, cached: cached) {
+        return try await fetched(name, cached: cached, newer: { $0.generatedAt > $1.generatedAt }) {
             let output = try await api.getTimeline(
                 path: .init(kind: kind), query: .init(minimumVersion: version), headers: .init(ifNoneMatch: cached?.etag))
             switch output {
@@ -149,7 +154,8 @@ public struct WidgetBusClient: Sendable {
     /// What the widget of `kind` shows offline: snapshot-writer's file (docs/SNAPSHOTS.md), or the
     /// cached one, marked `.cache(age:)`, when the gateway cannot be reached.
     public func snapshot(for kind: Components.Schemas.WidgetKind) async throws -> Fetched<OpenAPIObjectContainer> {
-        try await fetched("\(kind.rawValue).snapshot", cached: cache?.read("\(kind.rawValue).snapshot", as: OpenAPIObjectContainer.self)) {
+        // Snapshots carry no order the client reads: the last answer is kept.
+        try await fetched("\(kind.rawValue).snapshot", cached: cache?.read("\(kind.rawValue).snapshot", as: OpenAPIObjectContainer.self), newer: nil) {
             let output = try await api.getSnapshot(path: .init(kind: kind))
             guard case .ok(let ok) = output else { throw WidgetBusClientError.unexpectedResponse(operation: "getSnapshot", status: nil) }
             return (nil, try ok.body.json)
@@ -161,6 +167,12 @@ public struct WidgetBusClient: Sendable {
     /// nothing is missed; pass `lastEventID` to resume from an earlier run.
     public func events(after lastEventID: String? = nil) -> TimelineChanges {
         TimelineChanges(client: self, lastEventID: lastEventID)
+    }
+
+    /// Forgets every kept timeline and snapshot: on sign-out, so that the next account does not
+    /// revalidate, or show offline, what the last one was shown.
+    public func clearCache() throws {
+        try cache?.clear()
     }
 
     /// Whether the gateway answers (`/healthz`, no token).
@@ -181,14 +193,19 @@ public struct WidgetBusClient: Sendable {
 
     /// `request`'s value (nil: the cached one is still current), kept in the cache with its
     /// `ETag`; or the cached value when the gateway could not be reached or kept failing.
+    /// `newer(a, b)` says whether `a` is newer than `b`: the app and its widget share the folder,
+    /// and one must not put back an older value the other has replaced meanwhile.
     private func fetched<Value: Codable & Sendable>(
-        _ name: String, cached: ResponseCache.Entry<Value>?, _ request: () async throws -> (etag: String?, value: Value?)
+        _ name: String, cached: ResponseCache.Entry<Value>?, newer: ((Value, Value) -> Bool)?,
+        _ request: () async throws -> (etag: String?, value: Value?)
     ) async throws -> Fetched<Value> {
         do {
             let (etag, sent) = try await call(request)
             guard let value = sent ?? cached?.value else { throw WidgetBusClientError.unexpectedResponse(operation: name, status: 304) }
             // A cache that cannot be written costs the next revalidation, not this answer.
-            try? cache?.write(ResponseCache.Entry(etag: etag, confirmedAt: Date(), value: value), as: name)
+            try? cache?.write(ResponseCache.Entry(etag: etag, confirmedAt: Date(), value: value), as: name) { current in
+                newer?(current, value) ?? false
+            }
             return Fetched(value: value, source: sent == nil ? .revalidated : .gateway)
         } catch let error as WidgetBusClientError where error.isTransient {
             guard let cached else { throw error }

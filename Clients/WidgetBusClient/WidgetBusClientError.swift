@@ -13,8 +13,11 @@ public enum WidgetBusClientError: Error, CustomStringConvertible {
     /// answer arrived. Retrying with the same `Idempotency-Key` is safe.
     case unreachable(any Error)
     /// An answer that docs/openapi.yaml does not describe for the operation (its status, when it
-    /// was an error status without problem details).
+    /// was an error status without readable problem details).
     case unexpectedResponse(operation: String, status: Int?)
+    /// The token provider threw: there is no token to send (the user signed out, a refresh
+    /// failed). Nothing was sent.
+    case noToken(any Error)
 
     /// Whether the same call may succeed if sent again unchanged: nothing arrived, the gateway or a
     /// service was briefly unable (`500`, `503`), or a rate limit will pass.
@@ -23,6 +26,7 @@ public enum WidgetBusClientError: Error, CustomStringConvertible {
         case .unreachable: true
         case .problem(let problem, _): [429, 500, 503].contains(problem.status)
         case .unexpectedResponse(_, let status): (status ?? 0) >= 500
+        case .noToken: false
         }
     }
 
@@ -36,16 +40,21 @@ public enum WidgetBusClientError: Error, CustomStringConvertible {
         case .problem(let problem, _): "\(problem.status) \(problem.code.rawValue): \(problem.detail)"
         case .unreachable(let error): "app-gateway unreachable: \(error)"
         case .unexpectedResponse(let operation, let status): "\(operation): unexpected answer\(status.map { " (status \($0))" } ?? "")"
+        case .noToken(let error): "no bearer token: \(error)"
         }
     }
 
-    /// The error a generated client's call threw, as one of these: the problem the problem
-    /// middleware read, a transport failure (no response), or an answer outside the contract.
+    /// The error a generated client's call threw, as one of these: what the middlewares threw (a
+    /// problem, no token), cancellation, a transport failure — no response, or a body cut after a
+    /// success status (Apple's URLSession streams bodies, so a dropped connection shows there) —
+    /// or an answer outside the contract.
     static func from(_ error: any Error) -> any Error {
         guard let clientError = error as? ClientError else { return error }
-        if let known = clientError.underlyingError as? WidgetBusClientError { return known }
-        if clientError.underlyingError is CancellationError { return clientError.underlyingError }
-        guard let response = clientError.response else { return WidgetBusClientError.unreachable(clientError.underlyingError) }
+        let cause = clientError.underlyingError
+        if let known = cause as? WidgetBusClientError { return known }
+        if cause is CancellationError || Task.isCancelled { return CancellationError() }
+        guard let response = clientError.response else { return WidgetBusClientError.unreachable(cause) }
+        if response.status.code < 400, !(cause is DecodingError) { return WidgetBusClientError.unreachable(cause) }
         return WidgetBusClientError.unexpectedResponse(operation: clientError.operationID, status: response.status.code)
     }
 }

@@ -40,7 +40,8 @@ struct WidgetBusClientTests {
         }
         let snapshot = try await client.snapshot(for: .tensionCheckWidget)
         #expect(String(decoding: try JSONEncoder().encode(snapshot.value), as: UTF8.self).contains("\"tensionLevel\":7"))
-        await #expect(throws: WidgetBusClientError.self, "no Diet snapshot yet") { try await client.snapshot(for: .dietProgressWidget) }
+        let noSnapshot = await #expect(throws: WidgetBusClientError.self, "no Diet snapshot yet") { try await client.snapshot(for: .dietProgressWidget) }
+        #expect(noSnapshot?.code == .noSnapshot)
 
         let token = Data(repeating: 0xAB, count: 32)
         let registered = try await client.registerPushToken(token, environment: .sandbox, kinds: [.tensionCheckWidget])
@@ -77,6 +78,16 @@ struct WidgetBusClientTests {
         let reply = try await renewing.perform(.recordTensionIntent, body: ["level": 3])
         #expect(reply.stateReply?.body.version == 1, "the refused level changed nothing")
         #expect(requests.all == [.current, .renewed])
+
+        // A provider that has no token (signed out): said so, not retried, nothing sent.
+        struct SignedOut: Error {}
+        let signedOut = WidgetBusClient(serverURL: URL(string: gateway.baseURL)!) { _ in throw SignedOut() }
+        let noToken = await #expect(throws: WidgetBusClientError.self) { try await signedOut.perform(.recordTensionIntent, body: ["level": 5]) }
+        guard case .noToken(let cause) = noToken, cause is SignedOut else {
+            Issue.record("not noToken: \(String(describing: noToken))")
+            return
+        }
+        #expect(noToken?.isTransient == false)
     }
 
     @Test("a tap whose answer is lost on the way is sent again with the same key and applied once")
@@ -113,16 +124,25 @@ struct WidgetBusClientTests {
         }
         #expect(age >= .zero && age < .seconds(60), "\(age)")
         #expect(try await widget.snapshot(for: .tensionCheckWidget).isCached)
-        await #expect(throws: WidgetBusClientError.self, "nothing cached of another kind") {
+        let nothingCached = await #expect(throws: WidgetBusClientError.self, "nothing cached of another kind") {
             try await widget.timeline(for: .dietProgressWidget)
         }
+        guard case .unreachable = nothingCached else {
+            Issue.record("not unreachable: \(String(describing: nothingCached))")
+            return
+        }
+        // Sign-out: nothing of this account is shown any more.
+        try widget.clearCache()
+        await #expect(throws: WidgetBusClientError.self) { try await widget.timeline(for: .tensionCheckWidget) }
     }
 
     @Test("events() gets the user's changes, and after the gateway restarts resumes without a gap")
     func eventsResumeAcrossARestart() async throws {
         let gateway = try GatewayFixture(tls: false)
+        let relay = try TCPRelay(to: gateway.port)  // to see what the client sends when it reconnects
         let client = try Self.client(
-            of: gateway, for: "erin", transport: AsyncHTTPClientTransport(configuration: .init(client: .shared, timeout: .seconds(60))))
+            of: gateway, for: "erin", url: "http://127.0.0.1:\(relay.port)",
+            transport: AsyncHTTPClientTransport(configuration: .init(client: .shared, timeout: .seconds(60))))
         let first = try #require(try await client.perform(.recordTensionIntent, body: ["level": 3]).stateReply).body.version
         // An id of no epoch: the stream starts with the latest timeline of every widget.
         let changes = Collected<TimelineChange>()
@@ -138,6 +158,7 @@ struct WidgetBusClientTests {
         try await waitUntilAsync("the tap's change", timeout: 30) { versions().last == first + 1 }
 
         // While the gateway is down, the user taps on another device (straight to the bus).
+        let lastSeen = try #require(changes.all.last?.id)
         try gateway.stopGateway()
         let tap = try gateway.bus.widgetctl("send", "RecordTensionIntent", "--user", GatewayFixture.user("erin"), "--body", #"{"level":7}"#)
         #expect(tap.status == 0, "\(tap.stderr)")
@@ -145,6 +166,8 @@ struct WidgetBusClientTests {
         try await waitUntilAsync("the change made while the stream was down", timeout: 30) { versions().last == first + 2 }
         #expect(Set(versions()) == [first, first + 1, first + 2] && versions() == versions().sorted(), "\(versions())")
         #expect(Set(changes.all.map(\.id)).count == changes.all.count, "no event twice")
+        // It resumed from the last event it returned, not from the start.
+        #expect(String(decoding: relay.bytes, as: UTF8.self).lowercased().contains("last-event-id: \(lastSeen.lowercased())"))
     }
 
     // MARK: - Support

@@ -46,8 +46,11 @@ final class TCPRelay: @unchecked Sendable {
                 close(client)
                 continue
             }
-            Thread.detachNewThread { [self] in pump(from: client, to: server, towardsClient: false) }
-            Thread.detachNewThread { [self] in pump(from: server, to: client, towardsClient: true) }
+            // Both sockets are closed once both directions are done, never while one still uses them.
+            let directionsLeft = NSLock.Counter(2)
+            let finish: @Sendable () -> Void = { if directionsLeft.decrement() == 0 { close(client); close(server) } }
+            Thread.detachNewThread { [self] in pump(from: client, to: server, towardsClient: false); finish() }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, towardsClient: true); finish() }
         }
     }
 
@@ -76,5 +79,16 @@ final class TCPRelay: @unchecked Sendable {
             }
         }
         shutdown(destination, Int32(SHUT_WR))
+    }
+}
+
+extension NSLock {
+    /// A count shared between threads.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Int
+        init(_ value: Int) { self.value = value }
+        /// Counts one down; the count left.
+        func decrement() -> Int { lock.withLock { value -= 1; return value } }
     }
 }
