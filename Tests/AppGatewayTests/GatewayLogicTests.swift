@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import ServiceSupport
 import Testing
 import WidgetBusProtocol
@@ -92,10 +93,21 @@ struct GatewayLogicTests {
         }
     }
 
-    static func change(_ kind: WidgetKind, state: Int, at generatedAt: String) -> LiveTimeline {
+    /// A change of `kind` to `state`, at position `state` of epoch `e`.
+    static func change(_ kind: WidgetKind, state: Int, at generatedAt: String, sequence: Int? = nil) -> LiveTimeline {
         LiveTimeline(
             user: "u", kind: kind, version: timeline(state: state, profile: 0, generatedAt: generatedAt, validUntil: nil),
-            frame: Data("\(kind.rawValue)-\(state)".utf8))
+            position: SequencePosition(epoch: "e", sequence: UInt64(sequence ?? state)), frame: Data("\(kind.rawValue)-\(state)\n".utf8))
+    }
+
+    @Test func changesAtOnePositionCarryOneIdAfterTheLastOfThem() {
+        // A catch-up of two widgets a snapshot brought (both at 3), then a live change at 7.
+        let frames = LiveTimeline.frames([
+            Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z", sequence: 3),
+            Self.change(.jitter, state: 2, at: "2026-11-27T10:00:00.000Z", sequence: 3),
+            Self.change(.dietProgress, state: 4, at: "2026-11-27T10:00:01.000Z", sequence: 7),
+        ])
+        #expect(String(buffer: frames) == "TensionCheckWidget-1\nid: e-3\nJitterWidget-2\nid: e-7\nDietProgressWidget-4\n")
     }
 
     @Test func aLiveStreamKeepsTheNewestOfEachKindAndNeverGoesBack() async {
@@ -105,7 +117,7 @@ struct GatewayLogicTests {
         stream.offer(Self.change(.jitter, state: 5, at: "2026-11-27T10:00:02.000Z"))
         stream.offer(Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z"))
         let first = await stream.next(timeout: .seconds(5))
-        #expect(first.map { String(decoding: $0.frame, as: UTF8.self) } == ["TensionCheckWidget-2", "JitterWidget-5"])
+        #expect(first.map { String(decoding: $0.frame, as: UTF8.self) } == ["TensionCheckWidget-2\n", "JitterWidget-5\n"])
         stream.offer(Self.change(.tensionCheck, state: 2, at: "2026-11-27T10:00:01.000Z"))  // written already
         #expect(await stream.next(timeout: .milliseconds(10)).isEmpty, "nothing new: a heartbeat's turn")
         stream.close()

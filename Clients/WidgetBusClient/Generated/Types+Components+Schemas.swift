@@ -793,10 +793,13 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/TimelineEvent`.
         public struct TimelineEvent: Codable, Hashable, Sendable {
-            /// `<epoch>-<sequence>` of timeline-service's event sequence: send it back as `Last-Event-ID`.
+            /// `<epoch>-<sequence>` of timeline-service's event sequence, where the widget changed: send
+            /// the last one received back as `Last-Event-ID`. Events come in that order; of events at
+            /// one position (a catch-up after timeline-service restarted) only the last carries it.
+            ///
             ///
             /// - Remark: Generated from `#/components/schemas/TimelineEvent/id`.
-            public var id: Swift.String
+            public var id: Swift.String?
             /// - Remark: Generated from `#/components/schemas/TimelineEvent/event`.
             public var event: OpenAPIRuntime.OpenAPIValueContainer
             /// The widget's new timeline.
@@ -806,11 +809,11 @@ extension Components {
             /// Creates a new `TimelineEvent`.
             ///
             /// - Parameters:
-            ///   - id: `<epoch>-<sequence>` of timeline-service's event sequence: send it back as `Last-Event-ID`.
+            ///   - id: `<epoch>-<sequence>` of timeline-service's event sequence, where the widget changed: send
             ///   - event:
             ///   - data: The widget's new timeline.
             public init(
-                id: Swift.String,
+                id: Swift.String? = nil,
                 event: OpenAPIRuntime.OpenAPIValueContainer,
                 data: Swift.String
             ) {

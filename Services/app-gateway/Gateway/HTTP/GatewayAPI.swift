@@ -249,8 +249,8 @@ struct GatewayAPI: Sendable {
                 let catchUp = resumeFrom.map { published.changed(user: user, since: EventStreamPosition(text: $0)) }
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                 try await withGracefulShutdownHandler {
-                    if let catchUp, let position = catchUp.position {
-                        for kind in catchUp.kinds where !(await offerCurrent(kind, of: user, at: position, to: stream, request: request)) {
+                    if let catchUp {
+                        for (kind, position) in catchUp where !(await offerCurrent(kind, of: user, at: position, to: stream, request: request)) {
                             // timeline-service did not answer: end the stream rather than skip the
                             // change; the client reconnects with the same Last-Event-ID and asks again.
                             stream.close()
@@ -259,13 +259,12 @@ struct GatewayAPI: Sendable {
                     }
                     while !stream.isClosed {
                         let changes = await stream.next(timeout: limits.heartbeat)
-                        var frames = ByteBuffer()
                         if changes.isEmpty {
                             guard !stream.isClosed else { break }
-                            frames.writeString(": heartbeat\n\n")
+                            try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                        } else {
+                            try await writer.write(LiveTimeline.frames(changes))
                         }
-                        for change in changes { frames.writeBytes(change.frame) }
-                        try await writer.write(frames)
                     }
                 } onGracefulShutdown: {
                     stream.close()
@@ -274,14 +273,14 @@ struct GatewayAPI: Sendable {
             })
     }
 
-    /// Offers `stream` the current timeline of `user`'s `kind`, as of `position` (a catch-up);
+    /// Offers `stream` the current timeline of `user`'s `kind`, which changed at `position` (a catch-up);
     /// false when timeline-service did not answer in time.
     private func offerCurrent(_ kind: WidgetKind, of user: String, at position: SequencePosition, to stream: LiveStream, request: Request) async -> Bool {
         guard let (id, payload) = try? envelope(user: user, type: .timelineRequest, body: TimelineRequestBody(kind: kind), request: request) else { return true }
         guard case .reply(let reply) = await conversations.send(payload, id: id, user: user, to: .timelines, patience: limits.busPatience) else { return false }
         // A refusal (no timeline of that kind) has nothing to offer.
         guard let timeline = JSONFieldScanner(reply).object("body"), let version = TimelineVersion(timeline) else { return true }
-        stream.offer(LiveTimeline(user: user, kind: kind, version: version, frame: LiveTimeline.frame(timeline: timeline.encoded, position: position)))
+        stream.offer(LiveTimeline(user: user, kind: kind, version: version, timeline: timeline.encoded, changedAt: position))
         return true
     }
 

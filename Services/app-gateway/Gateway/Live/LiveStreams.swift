@@ -43,7 +43,7 @@ final class LiveStream: Sendable {
         waiter?.resume()
     }
 
-    /// The changes to write now, oldest first, once there are any; empty when `timeout` passes
+    /// The changes to write now, in the order they happened (their event ids), once there are any; empty when `timeout` passes
     /// first (time for a heartbeat) or the stream was closed. One reader calls it at a time.
     func next(timeout: Duration) async -> [LiveTimeline] {
         if let changes = takePending() { return changes }
@@ -88,7 +88,7 @@ final class LiveStream: Sendable {
     private func takePending() -> [LiveTimeline]? {
         state.withLock { state in
             guard !state.pending.isEmpty else { return nil }
-            let changes = state.pending.values.sorted { $0.version.generatedAt < $1.version.generatedAt }
+            let changes = state.pending.values.sorted { $0.position.sequence < $1.position.sequence }
             for change in changes { state.written[change.kind] = change.version }
             state.pending.removeAll(keepingCapacity: true)
             return changes

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import ServiceSupport
 import Synchronization
 import WidgetBusProtocol
@@ -90,15 +91,38 @@ struct LiveTimeline: Sendable {
     var user: String
     var kind: WidgetKind
     var version: TimelineVersion
-    /// The Server-Sent Events frame: `id`, `event: timeline` and the timeline as `data`.
+    /// Where in timeline-service's sequence the widget changed, which is its event id. A stream
+    /// writes its changes in this order, so the last id a client received covers every change
+    /// before it, and a resume from it misses none.
+    var position: SequencePosition
+    /// The Server-Sent Events frame but its `id` line: `event: timeline` and the timeline as `data`.
     var frame: Data
 
-    /// The frame of `timeline` (a `TimelineBody`, as encoded) at `position`.
-    static func frame(timeline: some Collection<UInt8>, position: SequencePosition) -> Data {
-        var frame = Data("id: \(EventStreamPosition(position).text)\nevent: timeline\ndata: ".utf8)
+    /// `timeline` (a `TimelineBody`, as encoded), changed at `position`.
+    init(user: String, kind: WidgetKind, version: TimelineVersion, timeline: some Collection<UInt8>, changedAt position: SequencePosition) {
+        var frame = Data("event: timeline\ndata: ".utf8)
         frame.append(contentsOf: timeline)
         frame.append(contentsOf: "\n\n".utf8)
-        return frame
+        self.init(user: user, kind: kind, version: version, position: position, frame: frame)
+    }
+
+    init(user: String, kind: WidgetKind, version: TimelineVersion, position: SequencePosition, frame: Data) {
+        (self.user, self.kind, self.version, self.position, self.frame) = (user, kind, version, position, frame)
+    }
+
+    /// `changes` (in order) as the stream writes them. Each carries its id, but for changes at the
+    /// same position (a catch-up of widgets a snapshot brought): only the last of those does, the
+    /// others keep the id before them (as Server-Sent Events do without an `id` line), so a client
+    /// cut off among them resumes before all of them.
+    static func frames(_ changes: [LiveTimeline]) -> ByteBuffer {
+        var frames = ByteBuffer()
+        for (index, change) in changes.enumerated() {
+            if index == changes.count - 1 || changes[index + 1].position != change.position {
+                frames.writeString("id: \(EventStreamPosition(change.position).text)\n")
+            }
+            frames.writeBytes(change.frame)
+        }
+        return frames
     }
 }
 
@@ -160,16 +184,14 @@ final class PublishedTimelines: Sendable {
     /// The kinds of `user`'s widgets to send a stream that resumes from `lastSeen`: those changed
     /// after it, or every kind the user has when `lastSeen` is of another epoch (timeline-service
     /// restarted) or unknown. Also returns where the follower stands, the id of what is sent.
-    func changed(user: String, since lastSeen: EventStreamPosition?) -> (kinds: [WidgetKind], position: SequencePosition?) {
+    func changed(user: String, since lastSeen: EventStreamPosition?) -> [(kind: WidgetKind, changedAt: SequencePosition)] {
         contents.withLock { contents in
+            guard let epoch = contents.position?.epoch else { return [] }
             let widgets = contents.widgets[user] ?? [:]
-            let kinds: [WidgetKind]
-            if let lastSeen, lastSeen.position.epoch == contents.position?.epoch {
-                kinds = widgets.filter { $0.value.changedAt > lastSeen.position.sequence }.map(\.key)
-            } else {
-                kinds = Array(widgets.keys)
-            }
-            return (kinds.sorted { $0.rawValue < $1.rawValue }, contents.position)
+            let since = lastSeen.flatMap { $0.position.epoch == epoch ? $0.position.sequence : nil }
+            return widgets.filter { widget in since.map { widget.value.changedAt > $0 } ?? true }
+                .map { (kind: $0.key, changedAt: SequencePosition(epoch: epoch, sequence: $0.value.changedAt)) }
+                .sorted { $0.changedAt.sequence < $1.changedAt.sequence }
         }
     }
 
@@ -245,6 +267,6 @@ struct PublishedTimelineFollower: ReplicaModel {
             let version = TimelineVersion(timeline),
             published.record(user: user, kind: kind, version: version, at: position)
         else { return nil }
-        return LiveTimeline(user: user, kind: kind, version: version, frame: LiveTimeline.frame(timeline: timeline.encoded, position: position))
+        return LiveTimeline(user: user, kind: kind, version: version, timeline: timeline.encoded, changedAt: position)
     }
 }
