@@ -49,9 +49,10 @@ struct GatewayLogicTests {
 
     @Test func aTagNamesTheVersionsAndTheBuild() {
         let edition = Self.timeline(state: 3, metrics: 7, profile: 1, generatedAt: "2026-11-27T10:00:00.250Z", validUntil: "2026-11-27T10:05:00.000Z")
-        #expect(edition.entityTag == #""s3-m7-p1-g1795773600250""#)
+        #expect(edition.entityTag(for: "dev:alice") == #""s3-m7-p1-g1795773600250-u85f5cf58e37dae82""#)
         let noMetrics = Self.timeline(state: 3, profile: 1, generatedAt: "2026-11-27T10:00:00.250Z", validUntil: nil)
-        #expect(noMetrics.entityTag == #""s3-mx-p1-g1795773600250""#)
+        #expect(noMetrics.entityTag(for: "dev:alice") == #""s3-mx-p1-g1795773600250-u85f5cf58e37dae82""#)
+        #expect(EntityTag.digest("dev:alice") == 0x85f5cf58e37dae82, "FNV-1a: the same in every gateway")
         #expect(edition.hasSameVersions(as: Self.timeline(state: 3, metrics: 7, profile: 1, generatedAt: "2026-11-27T11:00:00.000Z", validUntil: nil)))
         #expect(!edition.hasSameVersions(as: noMetrics))
         #expect(GatewayAPI.cacheControl(edition, now: Date(timeIntervalSince1970: 1_795_773_600)) == "private, max-age=300")
@@ -60,13 +61,14 @@ struct GatewayLogicTests {
 
     @Test func aTagIsCurrentWithTheEditionsVersionsBuiltSinceItsContentStarts() throws {
         let edition = Self.timeline(state: 3, profile: 1, generatedAt: "2026-11-27T10:05:00.000Z", validUntil: "2026-11-27T10:10:00.000Z")
-        let copy = try #require(EntityTag(#"W/"s3-mx-p1-g1795773660000""#), "built at 10:01")
-        #expect(EntityTag(copy.text) == copy && copy.text == #""s3-mx-p1-g1795773660000""#)
-        #expect(copy.shows(edition, since: nil), "an edition that changed versions: any build of them shows it")
-        #expect(!copy.shows(edition, since: ISO8601DateFormatter().date(from: "2026-11-27T10:05:00Z")), "a refresh at 10:05: a copy of 10:01 is stale")
-        #expect(!EntityTag(Self.timeline(state: 2, profile: 1, generatedAt: "2026-11-27T10:06:00.000Z", validUntil: nil)).shows(edition, since: nil))
-        #expect(GatewayAPI.tags(#""x", W/"s3-mx-p1-g1795773660000", *"#) == [copy], "what is not a tag of this API is skipped")
-        for bad in ["", "*", #""s3-mx-p1""#, #""s3-m-p1-g1""#, "s3-mx-p1-g1", #""s-1-mx-p1-g1""#] {
+        let copy = try #require(EntityTag(#"W/"s3-mx-p1-g1795773660000-u85f5cf58e37dae82""#), "built at 10:01")
+        #expect(EntityTag(copy.text) == copy && copy.text == #""s3-mx-p1-g1795773660000-u85f5cf58e37dae82""#)
+        #expect(copy.shows(edition, of: "dev:alice", since: nil), "an edition that changed versions: any build of them shows it")
+        #expect(!copy.shows(edition, of: "dev:bob", since: nil), "another user's timeline of the same versions")
+        #expect(!copy.shows(edition, of: "dev:alice", since: ISO8601DateFormatter().date(from: "2026-11-27T10:05:00Z")), "a refresh at 10:05: a copy of 10:01 is stale")
+        #expect(!EntityTag(Self.timeline(state: 2, profile: 1, generatedAt: "2026-11-27T10:06:00.000Z", validUntil: nil), user: "dev:alice").shows(edition, of: "dev:alice", since: nil))
+        #expect(GatewayAPI.tags(#""x", W/"s3-mx-p1-g1795773660000-u85f5cf58e37dae82", *"#) == [copy], "what is not a tag of this API is skipped")
+        for bad in ["", "*", #""s3-mx-p1""#, #""s3-m-p1-g1""#, "s3-mx-p1-g1", #""s-1-mx-p1-g1""#, #""s3-mx-p1-g1""#, #""s3-mx-p1-g1-u12""#, #""s3-mx-p1-g1-uu85F5CF58E37DAE82""#] {
             #expect(EntityTag(bad) == nil, "\(bad)")
         }
     }

@@ -47,8 +47,22 @@ struct AppGatewayEndToEndTests {
         try await waitUntilAsync("the 304") {
             try await gateway.request(.GET, "/v1/widgets/TensionCheckWidget/timeline", token: alice, headers: [("If-None-Match", etag)]).status == 304
         }
-        let stale = try await gateway.request(.GET, "/v1/widgets/TensionCheckWidget/timeline", token: alice, headers: [("If-None-Match", #""s0-mx-p0-g0""#)])
+        let stale = try await gateway.request(.GET, "/v1/widgets/TensionCheckWidget/timeline", token: alice, headers: [("If-None-Match", #""s0-mx-p0-g0-u0000000000000000""#)])
         #expect(stale.status == 200, "another tag gets the timeline")
+        // Frank's tag with Alice's user digest (a phone that changed accounts holds Alice's copy of
+        // the same versions): not Frank's timeline.
+        _ = try await gateway.tap("frank", "RecordTensionIntent", #"{"level":7}"#)
+        let frank = try gateway.token("frank")
+        var franksTag = ""
+        try await waitUntilAsync("Frank's edition followed") {
+            let franks = try await gateway.request(.GET, "/v1/widgets/TensionCheckWidget/timeline", token: frank)
+            franksTag = try #require(franks.headers.first(name: "etag"))
+            return try await gateway.request(.GET, "/v1/widgets/TensionCheckWidget/timeline", token: frank, headers: [("If-None-Match", franksTag)]).status == 304
+        }
+        let alicesDigest = try #require(etag.split(separator: "-").last)
+        let forged = franksTag.split(separator: "-").dropLast().joined(separator: "-") + "-" + alicesDigest
+        let answer = try await gateway.request(.GET, "/v1/widgets/TensionCheckWidget/timeline", token: frank, headers: [("If-None-Match", forged)])
+        #expect(forged != franksTag && answer.status == 200 && answer.text.contains(GatewayFixture.user("frank")), "\(answer.status) \(forged)")
 
         // The snapshot snapshot-writer keeps, as the widget reads it offline.
         try await waitUntilAsync("the snapshot") {

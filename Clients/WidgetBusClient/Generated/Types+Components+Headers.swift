@@ -22,8 +22,9 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/headers/NoStore`.
         public typealias NoStore = OpenAPIRuntime.OpenAPIValueContainer
-        /// Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions and
-        /// when it was built (Unix milliseconds), `"s<state>-m<metrics>-p<profile>-g<ms>"`.
+        /// Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions,
+        /// when it was built (Unix milliseconds) and whose it is (a digest of the user id),
+        /// `"s<state>-m<metrics>-p<profile>-g<ms>-u<16 hex digits>"`.
         ///
         ///
         /// - Remark: Generated from `#/components/headers/ETag`.

@@ -693,8 +693,9 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/widgets/{kind}/timeline/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions and
-                    /// when it was built (Unix milliseconds), `"s<state>-m<metrics>-p<profile>-g<ms>"`.
+                    /// Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions,
+                    /// when it was built (Unix milliseconds) and whose it is (a digest of the user id),
+                    /// `"s<state>-m<metrics>-p<profile>-g<ms>-u<16 hex digits>"`.
                     ///
                     ///
                     /// - Remark: Generated from `#/paths/v1/widgets/{kind}/timeline/GET/responses/200/headers/ETag`.
@@ -706,7 +707,7 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - eTag: Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions and
+                    ///   - eTag: Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions,
                     ///   - cacheControl: `private, max-age=<seconds until validUntil>`, or `private, no-cache` for a timeline that never runs out.
                     public init(
                         eTag: Components.Headers.ETag,
@@ -776,8 +777,9 @@ public enum Operations {
             public struct NotModified: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/widgets/{kind}/timeline/GET/responses/304/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions and
-                    /// when it was built (Unix milliseconds), `"s<state>-m<metrics>-p<profile>-g<ms>"`.
+                    /// Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions,
+                    /// when it was built (Unix milliseconds) and whose it is (a digest of the user id),
+                    /// `"s<state>-m<metrics>-p<profile>-g<ms>-u<16 hex digits>"`.
                     ///
                     ///
                     /// - Remark: Generated from `#/paths/v1/widgets/{kind}/timeline/GET/responses/304/headers/ETag`.
@@ -789,7 +791,7 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - eTag: Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions and
+                    ///   - eTag: Strong tag of the timeline's edition: its state, metrics (`x`: none) and profile versions,
                     ///   - cacheControl: `private, max-age=<seconds until validUntil>`, or `private, no-cache` for a timeline that never runs out.
                     public init(
                         eTag: Components.Headers.ETag,

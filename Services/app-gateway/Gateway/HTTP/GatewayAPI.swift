@@ -114,7 +114,7 @@ struct GatewayAPI: Sendable {
         // The edition timeline-service published last, while it has not run out, and whether the
         // client's copy shows what it shows.
         let edition = published.edition(user: user, kind: kind).flatMap { $0.version.validUntil.map { $0 > now } ?? true ? $0 : nil }
-        let current = edition.flatMap { edition in Self.tags(ifNoneMatch).first { $0.shows(edition.version, since: edition.contentSince) } }
+        let current = edition.flatMap { edition in Self.tags(ifNoneMatch).first { $0.shows(edition.version, of: user, since: edition.contentSince) } }
         if minimumVersion == nil, let current, let edition {
             return Self.notModified(tag: current, edition.version, now: now)
         }
@@ -127,7 +127,7 @@ struct GatewayAPI: Sendable {
                 return Self.notModified(tag: current, version, now: now)
             }
             var response = Self.json(Data(timeline.encoded))
-            response.headers[.eTag] = version.entityTag
+            response.headers[.eTag] = version.entityTag(for: user)
             response.headers[.cacheControl] = Self.cacheControl(version, now: now)
             return response
         }

@@ -37,27 +37,31 @@ struct TimelineVersion: Equatable, Sendable {
         state == other.state && metrics == other.metrics && profile == other.profile
     }
 
-    /// The strong `ETag` of a timeline: the versions it was built from and when it was built, to
-    /// the millisecond (``EntityTag``).
-    var entityTag: String { EntityTag(self).text }
+    /// The strong `ETag` of `user`'s timeline: the versions it was built from, when it was built,
+    /// to the millisecond, and whose it is (``EntityTag``).
+    func entityTag(for user: String) -> String { EntityTag(self, user: user).text }
 }
 
-/// What a timeline's `ETag` says: `"s<state>-m<metrics or x>-p<profile>-g<built, ms since 1970>"`.
-/// Two timelines built from the same versions show the same thing unless a policy date (the
-/// earlier one's `validUntil`) lies between their builds: timeline-service publishes a refresh
-/// at that date because the content changes there. So a tag is current when its versions are
-/// the latest published and it was built after the last such date (``PublishedTimelines``).
+/// What a timeline's `ETag` says:
+/// `"s<state>-m<metrics or x>-p<profile>-g<built, ms since 1970>-u<user digest>"`.
+///
+/// The user digest (FNV-1a of the user id, 16 hex digits) keeps one user's tag from matching
+/// another's timeline of the same versions: two users who each tapped once are both at `s1`, and
+/// a cache on a phone that changed accounts would otherwise be told its other user's copy is
+/// current. It tells users apart; it hides nothing (the tag goes only to that user).
 struct EntityTag: Equatable, Sendable {
     var state: UInt64
     var metrics: UInt64?
     var profile: UInt64
     var builtAtMilliseconds: Int64
+    var user: UInt64
 
-    init(_ version: TimelineVersion) {
+    init(_ version: TimelineVersion, user: String) {
         state = version.state
         metrics = version.metrics
         profile = version.profile
         builtAtMilliseconds = Int64((version.generatedAt.timeIntervalSince1970 * 1000).rounded(.down))
+        self.user = Self.digest(user)
     }
 
     /// Reads one tag as ``text`` writes it (weak or strong); nil for anything else.
@@ -66,22 +70,33 @@ struct EntityTag: Equatable, Sendable {
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
         guard text.count > 2, text.first == "\"", text.last == "\"" else { return nil }
         let parts = text.dropFirst().dropLast().split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].first == "s", parts[1].first == "m", parts[2].first == "p", parts[3].first == "g",
+        guard parts.count == 5, parts[0].first == "s", parts[1].first == "m", parts[2].first == "p", parts[3].first == "g", parts[4].first == "u",
             let state = UInt64(parts[0].dropFirst()), let profile = UInt64(parts[2].dropFirst()),
-            let built = Int64(parts[3].dropFirst())
+            let built = Int64(parts[3].dropFirst()),
+            parts[4].count == 17, parts[4].dropFirst().allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }),
+            let user = UInt64(parts[4].dropFirst(), radix: 16)
         else { return nil }
         let metrics = parts[1].dropFirst()
         guard metrics == "x" || UInt64(metrics) != nil else { return nil }
-        (self.state, self.metrics, self.profile, builtAtMilliseconds) = (state, metrics == "x" ? nil : UInt64(metrics), profile, built)
+        (self.state, self.metrics, self.profile, builtAtMilliseconds, self.user) = (state, metrics == "x" ? nil : UInt64(metrics), profile, built, user)
     }
 
-    var text: String { "\"s\(state)-m\(metrics.map(String.init) ?? "x")-p\(profile)-g\(builtAtMilliseconds)\"" }
+    var text: String {
+        let digest = String(user, radix: 16)
+        return "\"s\(state)-m\(metrics.map(String.init) ?? "x")-p\(profile)-g\(builtAtMilliseconds)-u\(String(repeating: "0", count: 16 - digest.count))\(digest)\""
+    }
 
-    /// Whether a timeline with this tag shows what `edition` shows: the same versions, built
-    /// after `since` (the policy date the edition's content starts at, if it is a refresh).
-    func shows(_ edition: TimelineVersion, since: Date?) -> Bool {
-        state == edition.state && metrics == edition.metrics && profile == edition.profile
+    /// Whether a timeline with this tag is `user`'s and shows what `edition` shows: the same
+    /// versions, built after `since` (the policy date the edition's content starts at, if it is a
+    /// refresh).
+    func shows(_ edition: TimelineVersion, of user: String, since: Date?) -> Bool {
+        self.user == Self.digest(user) && state == edition.state && metrics == edition.metrics && profile == edition.profile
             && since.map { Double(builtAtMilliseconds) >= ($0.timeIntervalSince1970 * 1000).rounded(.down) } ?? true
+    }
+
+    /// FNV-1a, 64 bits, of the user id's UTF-8: the same in every gateway and every run.
+    static func digest(_ user: String) -> UInt64 {
+        user.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
     }
 }
 
