@@ -76,8 +76,7 @@ public struct WidgetBusClient: Sendable {
     /// One `Idempotency-Key` is made per call and every retry reuses it, so a tap whose answer was
     /// lost is applied once. Pass the reply's version to ``timeline(for:atLeast:)`` to read your write.
     public func perform(_ type: MessageType, body: OpenAPIObjectContainer = OpenAPIObjectContainer()) async throws -> Components.Schemas.IntentReply {
-        let key = UUID().uuidString
-        return try await call {
+        try await write { key in
             let output = try await api.postIntent(headers: .init(idempotencyKey: key), body: .json(.init(_type: type, body: body)))
             guard case .ok(let ok) = output else { throw WidgetBusClientError.unexpectedResponse(operation: "postIntent", status: nil) }
             return try ok.body.json
@@ -96,8 +95,7 @@ public struct WidgetBusClient: Sendable {
     public func registerPushToken(
         _ token: Data, environment: PushEnvironment, kinds: [Components.Schemas.WidgetKind]? = nil, replacing previous: Data? = nil
     ) async throws -> Components.Schemas.PushTokensReplyMessage {
-        let key = UUID().uuidString
-        return try await call {
+        try await write { key in
             let output = try await api.putPushToken(
                 path: .init(token: token.hexadecimal), headers: .init(idempotencyKey: key),
                 body: .json(.init(environment: environment, kinds: kinds, replaces: previous?.hexadecimal)))
@@ -108,8 +106,7 @@ public struct WidgetBusClient: Sendable {
 
     /// Stops pushing to `token`; returns the user's tokens after it.
     public func removePushToken(_ token: Data) async throws -> Components.Schemas.PushTokensReplyMessage {
-        let key = UUID().uuidString
-        return try await call {
+        try await write { key in
             let output = try await api.deletePushToken(path: .init(token: token.hexadecimal), headers: .init(idempotencyKey: key))
             guard case .ok(let ok) = output else { throw WidgetBusClientError.unexpectedResponse(operation: "deletePushToken", status: nil) }
             return try ok.body.json
@@ -119,8 +116,7 @@ public struct WidgetBusClient: Sendable {
     /// Hands measurements of the user to metrics-ingest (at most 1,000 a call). The answer says
     /// the batch reached the bus, not that every sample was usable: metrics-ingest judges each.
     public func upload(samples: [Components.Schemas.MetricSample]) async throws -> Operations.PostSamples.Output.Accepted.Body.JsonPayload {
-        let key = UUID().uuidString
-        return try await call {
+        try await write { key in
             let output = try await api.postSamples(headers: .init(idempotencyKey: key), body: .json(.init(samples: samples)))
             guard case .accepted(let accepted) = output else { throw WidgetBusClientError.unexpectedResponse(operation: "postSamples", status: nil) }
             return try accepted.body.json
@@ -182,6 +178,13 @@ public struct WidgetBusClient: Sendable {
     }
 
     // MARK: - Plumbing
+
+    /// A write: `request` under the retry policy with one `Idempotency-Key` for all its attempts,
+    /// so intent-handler applies it once however often it arrives.
+    func write<Value>(_ request: (_ idempotencyKey: String) async throws -> Value) async throws -> Value {
+        let key = UUID().uuidString
+        return try await call { try await request(key) }
+    }
 
     /// Runs `request` under the retry policy, with the generated client's errors as
     /// ``WidgetBusClientError``.
