@@ -51,6 +51,31 @@ import ZeroMQ
                 timeline: WidgetState.initial(for: .tensionCheck).timeline(for: .tensionCheck, now: clock.now, timeZone: .gmt))
         }
 
+        /// Answers snapshot-writer's request for timeline-service's snapshot with `timelines` at
+        /// `sequence` of one epoch.
+        func answerSnapshotRequest(sequence: UInt64, timelines: [TimelineBody]) throws {
+            var request: RoutedMessage?
+            try turns {
+                request = try snapshots.receiveMessage(dontWait: true).map(RoutedMessage.init(frames:))
+                return request != nil
+            }
+            let message = try #require(request)
+            let payload = try #require(message.payload)
+            let id = try #require(JSONFieldScanner(payload).string("id"))
+            let snapshot = TimelineSnapshotBody(epoch: epoch, sequence: sequence, timelines: timelines)
+            try snapshots.send(message.reply(try codec.reply(to: id, user: nil, type: .timelineSnapshotReply, body: snapshot)))
+        }
+
+        let epoch = "00000000000000c1"
+
+        /// timeline-service's `TimelineChanged` event of `user`'s Tension Check timeline at `version`.
+        func event(_ user: String, version: UInt64, sequence: UInt64) throws -> [Data] {
+            let event = Envelope(
+                type: MessageType.timelineChanged.rawValue, user: user,
+                body: TimelineChangedBody(epoch: epoch, sequence: sequence, causedBy: "intent-\(sequence)", timeline: timeline(user, version: version)))
+            return [Data(Topic.timeline(kind: .tensionCheck, user: user).utf8), try codec.encode(event)]
+        }
+
         /// The state version the file of `user`'s Tension Check widget shows; nil without a file.
         func fileVersion(_ user: String) -> UInt64? {
             let file = folder.appendingPathComponent(user).appendingPathComponent("\(WidgetKind.tensionCheck.rawValue).json")
@@ -60,28 +85,43 @@ import ZeroMQ
 
     @Test func writesWhatTimelineServicePublishedFromItsSnapshotOnAndFromEachEventAfter() throws {
         let harness = try Harness()
-        var request: RoutedMessage?
-        try harness.turns {
-            request = try harness.snapshots.receiveMessage(dontWait: true).map(RoutedMessage.init(frames:))
-            return request != nil
-        }
-        let message = try #require(request)
-        let payload = try #require(message.payload)
-        let id = try #require(JSONFieldScanner(payload).string("id"))
-        let snapshot = TimelineSnapshotBody(epoch: "00000000000000c1", sequence: 3, timelines: [harness.timeline("ann", version: 3)])
-        try harness.snapshots.send(
-            message.reply(try harness.codec.reply(to: id, user: nil, type: .timelineSnapshotReply, body: snapshot)))
+        try harness.answerSnapshotRequest(sequence: 3, timelines: [harness.timeline("ann", version: 3)])
         try harness.turns { harness.fileVersion("ann") == 3 }
 
         // The event after the snapshot, sent until the subscription has reached the publisher (a
         // copy that arrives later has an old sequence and is ignored).
-        let event = Envelope(
-            type: MessageType.timelineChanged.rawValue, user: "ann",
-            body: TimelineChangedBody(epoch: "00000000000000c1", sequence: 4, causedBy: "intent-4", timeline: harness.timeline("ann", version: 4)))
-        let frames = [Data(Topic.timeline(kind: .tensionCheck, user: "ann").utf8), try harness.codec.encode(event)]
+        let frames = try harness.event("ann", version: 4, sequence: 4)
         try harness.turns {
             try harness.events.send(frames)
             return harness.fileVersion("ann") == 4
         }
+    }
+
+    /// Memory bounded by the files, not by the load: a flood of events is taken from the socket in
+    /// one turn and waits in the writer as the newest timeline of each file, so what is written
+    /// next (here: on stop) is already the last version, however many events came before it.
+    @Test func aFloodOfEventsIsTakenInOneTurnAndWaitsAsTheNewestTimelineOfEachFile() throws {
+        let harness = try Harness()
+        try harness.answerSnapshotRequest(sequence: 1, timelines: [])
+        let probe = try harness.event("probe", version: 1, sequence: 2)
+        try harness.turns {
+            try harness.events.send(probe)
+            return harness.fileVersion("probe") == 1
+        }
+        let users = (0..<10).map { "user-\($0)" }
+        let rounds: UInt64 = 300  // 3,000 events, nearly twelve turns' worth at the bus's default batch
+        var sequence: UInt64 = 2
+        for version in 1...rounds {
+            for user in users {
+                sequence += 1
+                try harness.events.send(try harness.event(user, version: version, sequence: sequence))
+            }
+        }
+        harness.clock.advance(by: 1)  // past the subscription's rest after the probe
+        try harness.bus.turn(waitingAtMost: 0.1)
+        let stop = StopSignal()
+        stop.request()
+        try harness.bus.run(until: stop)  // no more turns: the stop steps write what waits
+        #expect(users.map(harness.fileVersion) == Array(repeating: rounds, count: users.count))
     }
 }

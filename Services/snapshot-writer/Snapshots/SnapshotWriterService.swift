@@ -32,6 +32,11 @@ public struct SnapshotWriterService: BusService {
 
     /// Files written per turn of the loop, so a large catch-up still lets it read events and stop.
     static let writeBatch = 256
+    /// Events taken per turn: many times what arrives while a turn writes its ``writeBatch``
+    /// (about 150 ms on a slow disk), so that under any load the events wait in
+    /// ``SnapshotFiles``, one per file, and never pile up in libzmq's queue, which would hold
+    /// every one of them and grow with the offered load.
+    static let eventBatch = 4_096
     /// The grid writes fall due on: files first changed within the same 10 ms are written as one
     /// batch, sharing its two barriers (``AtomicFileWriter/write(_:)``).
     static let writeGranularity = Duration.milliseconds(10)
@@ -57,7 +62,8 @@ public struct SnapshotWriterService: BusService {
         var received: [PublishedTimeline] = []
         let timelines = try SequencedReplica(
             PublishedTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
-            snapshotEndpoint: configuration.timelinesEndpoint, pacing: Self.eventPacing, logger: logger
+            snapshotEndpoint: configuration.timelinesEndpoint, batch: Self.eventBatch, pacing: Self.eventPacing,
+            logger: logger
         ) { received += $0 }
         // Writes wait on the monotonic clock: a wall-clock step must not hold them back.
         var schedule = CoalescingSchedule<SnapshotPath>(delay: configuration.coalesceDelay, granularity: Self.writeGranularity)

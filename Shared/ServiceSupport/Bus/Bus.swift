@@ -186,10 +186,16 @@ public final class Bus {
     /// Follows the publisher at `endpoint` (a SUB) for the topics starting with any of
     /// `topics`; `handle` gets each message's frames.
     ///
-    /// - Parameter pacing: how long the socket rests after a turn it takes messages on, while
-    ///   rests pay (``SocketPacing``); 0 takes every message as soon as it arrives.
+    /// - Parameters:
+    ///   - batch: the most messages one turn takes. A follower that folds events into a map of
+    ///     its own (the latest per key) and then does slow work at its own pace takes more, so
+    ///     that a backlog waits in that bounded map, not in libzmq's queues, which hold every
+    ///     event up to the high-water mark.
+    ///   - pacing: how long the socket rests after a turn it takes messages on, while rests pay
+    ///     (``SocketPacing``); 0 takes every message as soon as it arrives.
     public func subscribe(
-        to endpoint: String, topics: [String], pacing: TimeInterval = 0, _ handle: @escaping ([Data]) throws -> Void
+        to endpoint: String, topics: [String], batch: Int = Bus.defaultBatch, pacing: TimeInterval = 0,
+        _ handle: @escaping ([Data]) throws -> Void
     ) throws {
         let socket = try makeSocket(.sub) {
             try $0.setLinger(milliseconds: 0)
@@ -197,7 +203,7 @@ public final class Bus {
             for topic in topics { try $0.subscribe(topic) }
             try $0.connect(endpoint, security: binding.security)
         }
-        onMessages(of: socket, endpoint: binding.endpointName(of: endpoint), batch: Self.defaultBatch, pacing: pacing) { messages in
+        onMessages(of: socket, endpoint: binding.endpointName(of: endpoint), batch: batch, pacing: pacing) { messages in
             for frames in messages { try handle(frames) }
         }
     }

@@ -115,12 +115,12 @@ public final class SequencedReplica<Model: ReplicaModel> {
 
     /// Subscribes to the owner's events at `eventsEndpoint` and asks its snapshot at
     /// `snapshotEndpoint`, both on `bus`; `onChange` gets what each event or snapshot changed.
-    /// `pacing` is the subscription's (``Bus/subscribe(to:topics:pacing:_:)``): how far behind
-    /// the owner a follower that does not need every event at once may fall to take them in fewer
-    /// turns.
+    /// `batch` and `pacing` are the subscription's (``Bus/subscribe(to:topics:batch:pacing:_:)``):
+    /// how many events a turn takes, and how far behind the owner a follower that does not need
+    /// every event at once may fall to take them in fewer turns.
     public init(
-        _ model: Model, bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, pacing: TimeInterval = 0, logger: Logger,
-        onChange: @escaping ([Model.Change]) -> Void
+        _ model: Model, bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, batch: Int = Bus.defaultBatch,
+        pacing: TimeInterval = 0, logger: Logger, onChange: @escaping ([Model.Change]) -> Void
     ) throws {
         self.model = model
         codec = bus.codec
@@ -128,7 +128,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
         self.logger = logger
         self.onChange = onChange
         metrics = ReplicaMetrics(endpoint: bus.binding.endpointName(of: eventsEndpoint))
-        try bus.subscribe(to: eventsEndpoint, topics: [Model.topicPrefix, Topic.heartbeat], pacing: pacing) { frames in
+        try bus.subscribe(to: eventsEndpoint, topics: [Model.topicPrefix, Topic.heartbeat], batch: batch, pacing: pacing) { frames in
             try self.receiveEvent(frames)
         }
         snapshotSocket = try bus.dealer(connectedTo: snapshotEndpoint) { frames in

@@ -134,7 +134,7 @@ public final class StateReplica {
 
     /// - Parameters:
     ///   - holdsStates: false for a follower that needs the users' profiles only.
-    ///   - pacing: the subscription's (``SequencedReplica/init(_:bus:eventsEndpoint:snapshotEndpoint:pacing:logger:onChange:)``).
+    ///   - pacing: the subscription's (``SequencedReplica/init(_:bus:eventsEndpoint:snapshotEndpoint:batch:pacing:logger:onChange:)``).
     ///   - onChange: gets the states and profiles each event or snapshot changed.
     public init(
         bus: Bus, eventsEndpoint: String, snapshotEndpoint: String, holdsStates: Bool = true, pacing: TimeInterval = 0,
