@@ -77,7 +77,9 @@ struct SnapshotWriterTests {
                 bus, kind, user: "kim", version: try #require(versions[kind.app]), metricsVersion: kind.showsMetrics ? 1 : nil)
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.appendingPathComponent("kim").path)
-        #expect(Set(files) == Set(WidgetKind.allCases.map { "\($0.rawValue).json" }))
+        let kinds = Set(WidgetKind.allCases.map { "\($0.rawValue).json" })
+        #expect(Set(files.filter { !$0.hasPrefix(".") }) == kinds)
+        #expect(files.filter { $0.hasPrefix(".") }.allSatisfy { kinds.contains(String($0.dropFirst().dropLast(".spare".count))) }, "hidden: spares only")
     }
 
     @Test func aTimelineThatRunsOutIsRewrittenWithoutAnyChange() throws {

@@ -32,7 +32,43 @@ struct AtomicFileWriterTests {
         #expect(try mode(file) == 0o644)
         #expect(try mode(root + "/alice") == 0o755)
         #expect(try mode(root) == 0o755)
-        #expect(try entries(root + "/alice") == ["Widget.json"], "no temporary file is left behind")
+        #expect(try entries(root + "/alice") == [".Widget.json.spare", "Widget.json"], "no temporary file is left behind")
+        #expect(FileManager.default.contents(atPath: root + "/alice/.Widget.json.spare") == Data("first".utf8))
+    }
+
+    func inode(_ path: String) throws -> UInt64 {
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value)
+    }
+
+    @Test func rewritesSwapTheFileWithItsSpareInsteadOfMakingNewFiles() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/erin/Widget.json", spare = root + "/erin/.Widget.json.spare"
+        let writer = AtomicFileWriter()
+        try writer.write(Data("first, and longer than what follows".utf8), to: file)
+        try writer.write(Data("second".utf8), to: file)
+        let inodes = [try inode(file), try inode(spare)]
+        for round in 3...6 {
+            try writer.write(Data("round \(round)".utf8), to: file)
+            #expect(try [inode(file), inode(spare)] == (round % 2 == 0 ? inodes : inodes.reversed()))
+        }
+        #expect(FileManager.default.contents(atPath: file) == Data("round 6".utf8), "written over, then cut to its length")
+        #expect(FileManager.default.contents(atPath: spare) == Data("round 5".utf8))
+    }
+
+    @Test func aReaderHoldingAReplacedFileOpenStillReadsItWhole() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/frank/Widget.json"
+        let writer = AtomicFileWriter()
+        try writer.write(Data("old".utf8), to: file)
+        try writer.write(Data("older than the next".utf8), to: file)
+        let held = try #require(FileHandle(forReadingAtPath: file))
+        defer { try? held.close() }
+        // The held file is the spare after this write; the next must not write over it.
+        try writer.write(Data("new".utf8), to: file)
+        try writer.write(Data("newer".utf8), to: file)
+        #expect(try held.readToEnd() == Data("older than the next".utf8))
+        #expect(FileManager.default.contents(atPath: file) == Data("newer".utf8))
+        #expect(AtomicFileWriter.removeTemporaryFiles(under: root).isEmpty, "no temporary file is left behind")
     }
 
     @Test func aFolderRemovedBetweenWritesIsMadeAgain() throws {

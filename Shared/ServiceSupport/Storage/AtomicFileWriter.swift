@@ -9,22 +9,34 @@ import Glibc
 /// one, and a crash at any point (kill -9, power loss) leaves one of them in place.
 ///
 /// Files are written in batches and made durable together, as a database commits a group: each
-/// file's content goes to a temporary file in its folder; one `syncfs` puts all of them on the
-/// device; each is renamed over its target (atomic within one file system); a second `syncfs`
-/// makes the renames durable. That is two waits for the device per batch where an fsync of each
-/// file and of its folder is two per file: on the project's VM disk it halves the time and the
-/// CPU a file costs (docs/SNAPSHOTS.md). `syncfs` flushes whatever else is dirty on the same file
-/// system too, so a busy neighbour on that file system lengthens a batch.
+/// file's content goes to a hidden file beside it; one `syncfs` puts all of them on the device;
+/// each is then swapped with its target or renamed over it (atomic within one file system); a
+/// second `syncfs` makes that durable. That is two waits for the device per batch where an fsync
+/// of each file and of its folder is two per file: on the project's VM disk it halves the time and
+/// the CPU a file costs (docs/SNAPSHOTS.md). `syncfs` flushes whatever else is dirty on the same
+/// file system too, so a busy neighbour on that file system lengthens a batch.
+///
+/// **Spares: a file replaced is kept, to be written over next time.** The hidden file a write
+/// goes to is the target's *spare*, `.<file>.spare`; the swap (`renameat2` with
+/// `RENAME_EXCHANGE`) makes the new content the target and the old content the spare. So a file
+/// rewritten again and again reuses two inodes instead of creating one and deleting one per
+/// write: on ext4 without a journal every new inode is looked for past the recently deleted
+/// ones, which made creating the file most of a write's cost (docs/BENCHMARKS.md). A spare is
+/// written over only when no other process holds it open (a write lease is granted only then,
+/// ``widgetbus_is_open_only_here``): a reader that opened the target before the last swap still
+/// reads that content whole. When the spare is held open, or the file system cannot swap, the
+/// write goes to a new temporary file `.<file>.<tag>.tmp` renamed over the target, as for a
+/// file's first write. The spares double the disk a set of files takes.
 ///
 /// Files are 0644 and folders 0755 whatever the umask: never world-writable. A crash before the
-/// rename leaves the temporary file behind, hidden and named `.<file>.<tag>.tmp`;
-/// ``removeTemporaryFiles(under:)`` clears such leftovers when the single writer starts.
+/// swap or rename leaves the hidden file behind: a spare is simply written over next time;
+/// ``removeTemporaryFiles(under:)`` clears temporary files when the single writer starts.
 ///
 /// A writer remembers the folders it has made or found, and their file systems, so a file costs
-/// four system calls (create, write, close, rename) beside the batch's barriers: no `mkdir` or
-/// `stat` per file, no random draw per temporary name (a random tag per writer and a counter;
-/// `O_EXCL` refuses a clash), and no `fchmod` when the umask leaves 0644 as it is. A folder
-/// removed behind its back is made again on the next write into it. One writer per thread.
+/// seven system calls beside the batch's barriers (open, lease and release, write, truncate, close,
+/// `lstat` and swap; create, write, close, rename for a new file): no `mkdir` or `stat` per file, no random draw per temporary name (a random tag per writer and
+/// a counter; `O_EXCL` refuses a clash), and no `fchmod` when the umask leaves 0644 as it is. A
+/// folder removed behind its back is made again on the next write into it. One writer per thread.
 public final class AtomicFileWriter {
     public static let fileMode: mode_t = 0o644
     public static let directoryMode: mode_t = 0o755
@@ -52,6 +64,8 @@ public final class AtomicFileWriter {
     /// Temporary names: this writer's random tag, then a counter.
     private let temporaryTag = String(UInt64.random(in: .min ... .max), radix: 36)
     private var temporaryCount: UInt64 = 0
+    /// Whether files are written to spares and swapped in: until a file system refuses a swap.
+    private var canSwap = true
 
     public init() {}
 
@@ -67,41 +81,97 @@ public final class AtomicFileWriter {
     /// differ.
     public func write(_ files: [(data: Data, path: String)]) -> [Int: any Error] {
         var failures: [Int: any Error] = [:]
-        var staged: [(index: Int, folder: String, temporary: String)] = []
+        var staged: [(index: Int, folder: String, staged: StagedFile)] = []
         for (index, file) in files.enumerated() {
             let folder = Self.parent(of: file.path)
-            temporaryCount += 1
-            let temporary = (folder as NSString).appendingPathComponent(
-                ".\((file.path as NSString).lastPathComponent).\(temporaryTag)\(String(temporaryCount, radix: 36)).tmp")
             do {
-                try writeNewFile(file.data, at: temporary, in: folder)
-                staged.append((index, folder, temporary))
+                staged.append((index, folder, try stage(file.data, for: file.path, in: folder)))
             } catch {
-                unlink(temporary)
                 failures[index] = error
             }
         }
-
-        // Every temporary file's content is on the device before any of them replaces a file.
+        // Every staged file's content is on the device before any of them replaces a file.
         let unsynced = syncFileSystems(holding: staged.map(\.folder))
-        var renamed: [(index: Int, folder: String)] = []
-        for (index, folder, temporary) in staged {
+        var replaced: [(index: Int, folder: String)] = []
+        for (index, folder, file) in staged {
             do {
                 if let failure = unsynced[folder] { throw failure }
-                try Self.check(rename(temporary, files[index].path), "rename", temporary)
-                renamed.append((index, folder))
+                try replace(files[index].path, with: file)
+                replaced.append((index, folder))
             } catch {
-                unlink(temporary)
+                unlink(file.path)
                 failures[index] = error
             }
         }
-
-        // Every rename is on the device before the batch reports success.
-        let unrenamed = syncFileSystems(holding: renamed.map(\.folder))
-        for (index, folder) in renamed {
-            if let failure = unrenamed[folder] { failures[index] = failure }
+        // Every swap and rename is on the device before the batch reports success.
+        let unreplaced = syncFileSystems(holding: replaced.map(\.folder))
+        for (index, folder) in replaced {
+            if let failure = unreplaced[folder] { failures[index] = failure }
         }
         return failures
+    }
+
+    /// Where a file's new content waits for the batch's first barrier.
+    private enum StagedFile {
+        /// The target's spare, swapped with the target (or renamed to it, if the target is gone).
+        case spare(String)
+        /// A new file renamed over the target.
+        case temporary(String)
+
+        var path: String {
+            switch self {
+            case .spare(let path), .temporary(let path): path
+            }
+        }
+    }
+
+    /// Writes `data` to `target`'s spare when no one else has it open (creating it if there is
+    /// none), or else to a new temporary file; not yet durable: the batch's barrier is.
+    private func stage(_ data: Data, for target: String, in folder: String) throws -> StagedFile {
+        let name = (target as NSString).lastPathComponent
+        let spare = (folder as NSString).appendingPathComponent(".\(name).spare")
+        if canSwap {
+            let descriptor = open(spare, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                if widgetbus_is_open_only_here(descriptor) == 1 {
+                    try Self.writeAll(data, to: descriptor, path: spare)
+                    try Self.check(ftruncate(descriptor, off_t(data.count)), "truncate", spare)
+                    return .spare(spare)
+                }
+            } else if errno == ENOENT {
+                try writeNewFile(data, at: spare, in: folder)
+                return .spare(spare)
+            }
+        }
+        temporaryCount += 1
+        let temporary = (folder as NSString).appendingPathComponent(".\(name).\(temporaryTag)\(String(temporaryCount, radix: 36)).tmp")
+        do {
+            try writeNewFile(data, at: temporary, in: folder)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return .temporary(temporary)
+    }
+
+    /// Puts the staged content in place at `target`: swaps a spare with the target, or renames
+    /// it (or a temporary file) over the target when there is no target to swap with.
+    private func replace(_ target: String, with file: StagedFile) throws {
+        switch file {
+        case .spare(let spare):
+            // Only a file is swapped: a folder (or link) at the target fails the rename instead,
+            // rather than becoming the spare. No target yet (or deleted by hand): the spare becomes it.
+            var status = stat()
+            if lstat(target, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+                if widgetbus_exchange(spare, target) == 0 { return }
+                guard errno == EINVAL || errno == ENOSYS else { throw Failure("swap", spare) }
+                canSwap = false  // this file system cannot swap: new files from now on
+            }
+            try Self.check(rename(spare, target), "rename", spare)
+        case .temporary(let temporary):
+            try Self.check(rename(temporary, target), "rename", temporary)
+        }
     }
 
     /// Flushes the file systems holding `folders`, one `syncfs` each; returns the failure of each
@@ -190,10 +260,15 @@ public final class AtomicFileWriter {
         guard descriptor >= 0 else { throw Failure("create", path) }
         defer { close(descriptor) }
         if umaskNarrowsFileMode { try Self.check(fchmod(descriptor, Self.fileMode), "chmod", path) }
+        try Self.writeAll(data, to: descriptor, path: path)
+    }
+
+    /// Writes all of `data` at the start of the open file `descriptor` (of `path`, for errors).
+    private static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
         try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < buffer.count {
-                let written = writeBytes(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = pwrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
                 if written < 0 {
                     guard errno == EINTR else { throw Failure("write", path) }
                     continue
@@ -233,9 +308,4 @@ public final class AtomicFileWriter {
     private static func check(_ result: Int32, _ operation: String, _ path: String) throws {
         if result != 0 { throw Failure(operation, path) }
     }
-}
-
-/// POSIX `write(2)`, out of reach of ``AtomicFileWriter/write(_:to:)``'s name inside the type.
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }
