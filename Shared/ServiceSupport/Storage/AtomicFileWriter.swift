@@ -160,13 +160,17 @@ public final class AtomicFileWriter {
     private func replace(_ target: String, with file: StagedFile) throws {
         switch file {
         case .spare(let spare):
-            // Only a file is swapped: a folder (or link) at the target fails the rename instead,
-            // rather than becoming the spare. No target yet (or deleted by hand): the spare becomes it.
+            // Only a regular file is swapped: anything else at the target is left to the rename
+            // (which refuses a folder), so it never becomes the spare. No target yet (or deleted
+            // by hand): the spare becomes it.
             var status = stat()
             if lstat(target, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
                 if widgetbus_exchange(spare, target) == 0 { return }
-                guard errno == EINVAL || errno == ENOSYS else { throw Failure("swap", spare) }
-                canSwap = false  // this file system cannot swap: new files from now on
+                switch errno {
+                case ENOENT: break  // the target went since the lstat
+                case EINVAL, ENOSYS: canSwap = false  // this file system cannot swap: new files from now on
+                default: throw Failure("swap", spare)
+                }
             }
             try Self.check(rename(spare, target), "rename", spare)
         case .temporary(let temporary):
