@@ -36,12 +36,10 @@ static void ignoreLeaseBreaks(void) {
 }
 #endif
 
-int widgetbus_is_open_only_here(int descriptor) {
+int widgetbus_lease_if_open_only_here(int descriptor) {
 #if defined(__linux__)
     pthread_once(&ignoringLeaseBreaks, ignoreLeaseBreaks);
-    if (fcntl(descriptor, F_SETLEASE, F_WRLCK) != 0) return 0;
-    fcntl(descriptor, F_SETLEASE, F_UNLCK);
-    return 1;
+    return fcntl(descriptor, F_SETLEASE, F_WRLCK) == 0;
 #else
     (void)descriptor;
     return 0;

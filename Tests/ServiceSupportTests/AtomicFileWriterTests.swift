@@ -55,6 +55,19 @@ struct AtomicFileWriterTests {
         #expect(FileManager.default.contents(atPath: spare) == Data("round 5".utf8))
     }
 
+    @Test func aSpareWithAnotherNameIsNeverWrittenOver() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/gina/Widget.json", backup = root + "/gina-backup.json"
+        let writer = AtomicFileWriter()
+        try writer.write(Data("first".utf8), to: file)
+        try writer.write(Data("second".utf8), to: file)
+        try FileManager.default.linkItem(atPath: root + "/gina/.Widget.json.spare", toPath: backup)  // a hard-link backup
+        try writer.write(Data("third".utf8), to: file)
+        try writer.write(Data("fourth".utf8), to: file)
+        #expect(FileManager.default.contents(atPath: backup) == Data("first".utf8))
+        #expect(FileManager.default.contents(atPath: file) == Data("fourth".utf8))
+    }
+
     @Test func aReaderHoldingAReplacedFileOpenStillReadsItWhole() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let file = root + "/frank/Widget.json"

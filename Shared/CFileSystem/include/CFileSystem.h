@@ -14,11 +14,12 @@ int widgetbus_syncfs(int descriptor);
 /// file system or system cannot (not Linux, or a file system without it).
 int widgetbus_exchange(const char *first, const char *second);
 
-/// Whether no other open file description refers to the file of `descriptor`: 1 if so, 0 if
-/// one does or it cannot be told (leases unavailable, not the file's owner, not Linux). It takes
-/// a write lease, which Linux grants only then, and gives it up at once. A process that opens the
-/// file in that instant breaks the lease, which sends SIGIO to the holder: the first call makes
-/// the process ignore SIGIO, whose default action would end it.
-int widgetbus_is_open_only_here(int descriptor);
+/// Takes a write lease on the file of `descriptor` if no other open file description refers to
+/// it (Linux grants a write lease only then): 1 if taken, 0 if another one is open or it cannot
+/// be told (leases unavailable, not the file's owner, not Linux). While the lease is held, anyone
+/// else's open of the file waits; closing `descriptor` gives the lease up. Such an open sends the
+/// holder SIGIO, whose default action would end the process: the first call makes the process
+/// ignore SIGIO.
+int widgetbus_lease_if_open_only_here(int descriptor);
 
 #endif

@@ -22,21 +22,24 @@ import Glibc
 /// rewritten again and again reuses two inodes instead of creating one and deleting one per
 /// write: on ext4 without a journal every new inode is looked for past the recently deleted
 /// ones, which made creating the file most of a write's cost (docs/BENCHMARKS.md). A spare is
-/// written over only when no other process holds it open (a write lease is granted only then,
-/// ``widgetbus_is_open_only_here``): a reader that opened the target before the last swap still
-/// reads that content whole. When the spare is held open, or the file system cannot swap, the
-/// write goes to a new temporary file `.<file>.<tag>.tmp` renamed over the target, as for a
-/// file's first write. The spares double the disk a set of files takes.
+/// written over only under a write lease, which Linux grants only when no one else holds it open
+/// and which makes anyone who opens it meanwhile wait until it is whole (``stage(_:for:in:)``):
+/// a reader that opened the target before the last swap still reads that content whole. When
+/// the spare may not be written over, or the file system cannot swap, the write goes to a new
+/// temporary file `.<file>.<tag>.tmp` renamed over the target. A file's first write makes its
+/// spare and renames it to the file. The spares double the disk a set of files takes, and the
+/// writer must be its files' only one (two would write into each other's spares).
 ///
 /// Files are 0644 and folders 0755 whatever the umask: never world-writable. A crash before the
 /// swap or rename leaves the hidden file behind: a spare is simply written over next time;
 /// ``removeTemporaryFiles(under:)`` clears temporary files when the single writer starts.
 ///
 /// A writer remembers the folders it has made or found, and their file systems, so a file costs
-/// seven system calls beside the batch's barriers (open, lease and release, write, truncate, close,
-/// `lstat` and swap; create, write, close, rename for a new file): no `mkdir` or `stat` per file, no random draw per temporary name (a random tag per writer and
-/// a counter; `O_EXCL` refuses a clash), and no `fchmod` when the umask leaves 0644 as it is. A
-/// folder removed behind its back is made again on the next write into it. One writer per thread.
+/// eight system calls beside the batch's barriers (open, `fstat`, lease, write, truncate, close,
+/// `lstat` and swap; create, write, close, rename for a new file): no `mkdir` per file, no random
+/// draw per temporary name (a random tag per writer and a counter; `O_EXCL` refuses a clash), and
+/// no `fchmod` when the umask leaves 0644 as it is. A folder removed behind its back is made again
+/// on the next write into it. One writer per thread.
 public final class AtomicFileWriter {
     public static let fileMode: mode_t = 0o644
     public static let directoryMode: mode_t = 0o755
@@ -66,6 +69,9 @@ public final class AtomicFileWriter {
     private var temporaryCount: UInt64 = 0
     /// Whether files are written to spares and swapped in: until a file system refuses a swap.
     private var canSwap = true
+    /// Whether the last batch's barriers succeeded, so that every spare's old content is no
+    /// longer needed on the device.
+    private var lastBarriersSucceeded = true
 
     public init() {}
 
@@ -108,6 +114,7 @@ public final class AtomicFileWriter {
         for (index, folder) in replaced {
             if let failure = unreplaced[folder] { failures[index] = failure }
         }
+        lastBarriersSucceeded = unsynced.isEmpty && unreplaced.isEmpty
         return failures
     }
 
@@ -125,19 +132,31 @@ public final class AtomicFileWriter {
         }
     }
 
-    /// Writes `data` to `target`'s spare when no one else has it open (creating it if there is
-    /// none), or else to a new temporary file; not yet durable: the batch's barrier is.
+    /// Writes `data` to `target`'s spare (made if there is none) when it may be written over, or
+    /// else to a new temporary file; not yet durable: the batch's barrier is.
+    ///
+    /// A spare is written over only while this writer holds a write lease on it, which Linux
+    /// grants only when no one else has it open; whoever opens it meanwhile waits until the
+    /// content is whole (closing it gives the lease up). It must be a plain file with no other
+    /// name — a hard link (a backup, a repair after a crash) would change with it, so such a
+    /// spare is dropped — and the last batch's barriers must have succeeded: after a failed
+    /// one, the spare may be the file whose swap is not yet on the device.
     private func stage(_ data: Data, for target: String, in folder: String) throws -> StagedFile {
         let name = (target as NSString).lastPathComponent
         let spare = (folder as NSString).appendingPathComponent(".\(name).spare")
-        if canSwap {
-            let descriptor = open(spare, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        if canSwap, lastBarriersSucceeded {
+            // Non-blocking: a FIFO put at the spare's name must not stop the writer.
+            let descriptor = open(spare, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             if descriptor >= 0 {
                 defer { close(descriptor) }
-                if widgetbus_is_open_only_here(descriptor) == 1 {
-                    try Self.writeAll(data, to: descriptor, path: spare)
-                    try Self.check(ftruncate(descriptor, off_t(data.count)), "truncate", spare)
-                    return .spare(spare)
+                var status = stat()
+                if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+                    if status.st_nlink == 1, widgetbus_lease_if_open_only_here(descriptor) == 1 {
+                        try Self.writeAll(data, to: descriptor, path: spare)
+                        try Self.check(ftruncate(descriptor, off_t(data.count)), "truncate", spare)
+                        return .spare(spare)
+                    }
+                    if status.st_nlink > 1 { unlink(spare) }
                 }
             } else if errno == ENOENT {
                 try writeNewFile(data, at: spare, in: folder)
