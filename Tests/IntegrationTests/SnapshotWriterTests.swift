@@ -216,7 +216,7 @@ struct SnapshotWriterTests {
         let record = try bus.send(.recordTension, user: "yara", body: #"{"level":3}"#)
         _ = try bus.tensionSnapshot(user: "yara", version: record.version)  // the refused ones came first
 
-        #expect(try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.path) == ["yara"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.path).filter { !$0.hasPrefix(".") } == ["yara"])
         for escaped in ["../escaped", "../../escaped"] {
             #expect(!FileManager.default.fileExists(atPath: bus.snapshotRoot.appendingPathComponent(escaped).standardized.path))
         }
@@ -245,7 +245,7 @@ struct SnapshotWriterTests {
         let writer = try bus.start(.snapshotWriter)
 
         _ = try bus.tensionSnapshot(user: "safe", version: UInt64(states.count))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.path) == ["safe"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bus.snapshotRoot.path).filter { !$0.hasPrefix(".") } == ["safe"])
         let parent = bus.snapshotRoot.deletingLastPathComponent()
         #expect(!FileManager.default.fileExists(atPath: parent.appendingPathComponent("escaped").path))
         #expect(!FileManager.default.fileExists(atPath: parent.appendingPathComponent("TensionCheckWidget.json").path))

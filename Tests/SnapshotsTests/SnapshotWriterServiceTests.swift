@@ -124,4 +124,16 @@ import ZeroMQ
         try harness.bus.run(until: stop)  // no more turns: the stop steps write what waits
         #expect(users.map(harness.fileVersion) == Array(repeating: rounds, count: users.count))
     }
+
+    @Test func aSecondWriterOfTheSameRootRefusesToStartUntilTheFirstIsGone() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-root-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var first: SnapshotFiles? = try SnapshotFiles(root: root, codec: WireCodec(), logger: Logger(label: "test"))
+        #expect(throws: SnapshotFiles.RootUnavailable.self) {
+            try SnapshotFiles(root: root, codec: WireCodec(), logger: Logger(label: "test"))
+        }
+        #expect(first != nil)
+        first = nil
+        _ = try SnapshotFiles(root: root, codec: WireCodec(), logger: Logger(label: "test"))
+    }
 }

@@ -25,6 +25,15 @@ final class SnapshotFiles {
     /// Failed writes, to try again at a date of their own.
     private var retries = RefreshSchedule<SnapshotPath>()
     private let metrics = FileMetrics()
+    /// `<root>/.snapshot-writer.lock`, open with an exclusive `flock` for the writer's life: a
+    /// second writer of the same root would write into this one's spares, so it refuses to start.
+    /// The kernel drops the lock when the process ends, however it ends.
+    private let rootLock: Int32
+
+    /// Another snapshot-writer holds the root's lock, or the lock file cannot be opened.
+    struct RootUnavailable: Error, CustomStringConvertible {
+        let description: String
+    }
 
     /// What the files report (docs/OBSERVABILITY.md).
     private struct FileMetrics {
@@ -39,9 +48,18 @@ final class SnapshotFiles {
         let batch = Recorder(histogramOf: MetricCatalog.snapshotWriteBatchSize)
     }
 
-    /// Creates the root and removes the temporary files a crash left under it.
+    /// Creates the root, takes its lock and removes the temporary files a crash left under it.
     init(root: String, codec: WireCodec, logger: Logger) throws {
         try writer.createDirectory(root)
+        let lockPath = (root as NSString).appendingPathComponent(".snapshot-writer.lock")
+        rootLock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, AtomicFileWriter.fileMode)
+        guard rootLock >= 0 else {
+            throw RootUnavailable(description: "cannot open \(lockPath): \(String(cString: strerror(errno)))")
+        }
+        guard flock(rootLock, LOCK_EX | LOCK_NB) == 0 else {
+            close(rootLock)
+            throw RootUnavailable(description: "another snapshot-writer is writing \(root) (it holds \(lockPath))")
+        }
         let leftovers = AtomicFileWriter.removeTemporaryFiles(under: root)
         if !leftovers.isEmpty {
             logger.notice("removed temporary files left by a crash", metadata: ["widgetbus.count": "\(leftovers.count)"])
@@ -49,6 +67,10 @@ final class SnapshotFiles {
         self.root = root
         self.codec = codec
         self.logger = logger
+    }
+
+    deinit {
+        close(rootLock)
     }
 
     /// Takes the newest timelines and returns the files they must be written to: those not
