@@ -57,6 +57,24 @@ struct WidgetctlTokenTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(keys)/dev.jwks.json")) == jwks)
     }
 
+    @Test("mint takes a kid and a subject that begin with a dash, as one kid in 64 does")
+    func mintTakesValuesThatBeginWithADash() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let made = try Self.widgetctl("token", "issuer", "--out", folder.path, "--name", "dev")
+        #expect(made.status == 0, "\(made.stderr)")
+        let minted = try Self.widgetctl(
+            "token", "mint", "--key", "\(folder.path)/dev.private.pem", "--kid", "-Xy_9", "--issuer", Self.issuer,
+            "--audience", Self.audience, "--subject", "-pat")
+        #expect(minted.status == 0, "\(minted.stderr)")
+        let parts = minted.stdout.trimmingCharacters(in: .newlines).split(separator: ".").map { part -> [String: Any] in
+            var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            return (Data(base64Encoded: base64).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
+        }
+        #expect(parts.count == 3 && parts[0]["kid"] as? String == "-Xy_9" && parts[1]["sub"] as? String == "-pat", "\(minted.stdout)")
+    }
+
     @Test("mint refuses a missing key file (exit 1) and a TTL out of range (exit 64)")
     func mintRefusals() throws {
         let common = ["--kid", "k", "--issuer", Self.issuer, "--audience", Self.audience, "--subject", "pat"]

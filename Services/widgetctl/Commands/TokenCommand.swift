@@ -82,7 +82,9 @@ struct TokenCommand: ParsableCommand {
         @Option(help: "The issuer's private key file (NAME.private.pem from `token issuer`).")
         var key: String
 
-        @Option(help: "The key's kid, as in the issuer's JWKS.")
+        /// Taken whatever it begins with: a kid is a base64url thumbprint, and one in 64 begins
+        /// with `-`, which would otherwise read as an option.
+        @Option(parsing: .unconditional, help: "The key's kid, as in the issuer's JWKS.")
         var kid: String
 
         @Option(help: "The iss claim: the issuer app-gateway is configured to trust.")
@@ -91,7 +93,7 @@ struct TokenCommand: ParsableCommand {
         @Option(help: "The aud claim: one of the issuer's audiences in app-gateway.")
         var audience: String
 
-        @Option(help: "The sub claim: the user at that issuer.")
+        @Option(parsing: .unconditional, help: "The sub claim: the user at that issuer.")
         var subject: String
 
         @Option(help: "Seconds until the token expires (1–86400).")
