@@ -20,4 +20,17 @@ import Testing
             try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENT_PACING_US": value])
         }
     }
+
+    @Test func anIntentWaitsAtMostHalfASecondUnlessToldOtherwise() throws {
+        #expect(try IntentHandlerService.Configuration(environment: [:]).intentAdmission.longestWait == 0.5)
+        let long = try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENT_LONGEST_WAIT_MS": "2000"])
+        #expect(long.intentAdmission.longestWait == 2)
+    }
+
+    @Test(arguments: ["0", "60001", "1s"])
+    func aLongestWaitOutsideAMillisecondToAMinuteStopsTheServiceAtStart(_ value: String) {
+        #expect(throws: InvalidSetting.self) {
+            try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENT_LONGEST_WAIT_MS": value])
+        }
+    }
 }

@@ -198,6 +198,96 @@ import ZeroMQ
         #expect(pulled == 0, "once stopping, a socket of the same turn hands over nothing: it waits for the next start")
     }
 
+    /// A ROUTER with an admission whose handler records the payloads of each batch and answers "re <payload>".
+    func admittedReplies(on bus: Bus, at endpoint: String, batch: Int, _ admission: RequestAdmission) throws -> () -> [[String]] {
+        var batches: [[String]] = []
+        try bus.replies(at: endpoint, batch: batch, admission: admission) { messages in
+            let payloads = messages.map { String(decoding: $0.payload ?? Data(), as: UTF8.self) }
+            batches.append(payloads)
+            return payloads.map { Data("re \($0)".utf8) }
+        }
+        return { batches }
+    }
+
+    /// A reply as the test reads it: "re <payload>" for an answer, "unavailable" for a refusal.
+    func outcomes(_ replies: [String]) -> [String] {
+        replies.map { reply in
+            guard let envelope = try? WireCodec().decode(Envelope<ErrorBody>.self, from: Data(reply.utf8)) else { return reply }
+            return envelope.body.code.rawValue
+        }
+    }
+
+    @Test func anAdmissionTakesEveryWaitingRequestEachTurnAndRefusesThoseThatWaitedTooLongUnhandled() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        let batches = try admittedReplies(on: bus, at: "inproc://admitted", batch: 2, RequestAdmission(longestWait: 1))
+        let client = try peer(.dealer, of: bus, at: "inproc://admitted", sending: 5)
+        defer { client.close() }
+
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0", "1"]])
+        clock.advance(by: 0.6)
+        try client.send([Data("5".utf8)])
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0", "1"], ["2", "3"]], "the oldest go first")
+        clock.advance(by: 0.6)
+        try bus.turn(waitingAtMost: 1)
+        #expect(
+            batches() == [["0", "1"], ["2", "3"], ["5"]],
+            "4 was taken off the socket on the first turn with the others, 1.2 s ago; 5 only 0.6 s ago")
+        #expect(outcomes(try received(by: client)) == ["re 0", "re 1", "re 2", "re 3", "unavailable", "re 5"])
+    }
+
+    @Test func anAdmissionRefusesWhatWouldGoPastItsBytesAtOnceButAlwaysTakesOneRequest() throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        let batches = try admittedReplies(
+            on: bus, at: "inproc://full", batch: 1, RequestAdmission(longestWait: 60, mostWaitingBytes: 1))
+        let client = try peer(.dealer, of: bus, at: "inproc://full", sending: 3)
+        defer { client.close() }
+
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0"]])
+        #expect(outcomes(try received(by: client)) == ["unavailable", "unavailable", "re 0"], "refusals leave before the batch is handled")
+    }
+
+    @Test func aBacklogRefusedInOneTurnReachesAClientThatReadsItLateWhole() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        let batches = try admittedReplies(on: bus, at: "inproc://backlog", batch: 1, RequestAdmission(longestWait: 1))
+        let client = try ZMQSocket(context: bus.context, type: .dealer)
+        defer { client.close() }
+        try client.setLinger(milliseconds: 0)
+        try client.setSendHighWaterMark(0)  // the 3,000 requests queue whole before the bus reads any
+        try client.connect("inproc://backlog")
+        for index in 0..<3_000 { try client.send([Data("\(index)".utf8)]) }
+
+        try bus.turn(waitingAtMost: 1)
+        clock.advance(by: 2)
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0"]])
+        let replies = outcomes(try received(by: client))
+        #expect(replies.count == 3_000, "libzmq's default high-water mark would drop all but about 2,000 (its own and the client's)")
+        #expect(replies.first == "re 0" && replies.dropFirst().allSatisfy { $0 == "unavailable" })
+    }
+
+    @Test func requestsWaitingWhenTheBusStopsAreRefusedNotDropped() throws {
+        let bus = try Bus(clock: ManualClock())
+        defer { bus.close() }
+        let batches = try admittedReplies(on: bus, at: "inproc://stopping-admitted", batch: 1, RequestAdmission(longestWait: 60))
+        let client = try peer(.dealer, of: bus, at: "inproc://stopping-admitted", sending: 3)
+        defer { client.close() }
+        try bus.turn(waitingAtMost: 1)
+
+        let stop = StopSignal()
+        stop.request()
+        try bus.run(until: stop)
+        #expect(batches() == [["0"]])
+        #expect(outcomes(try received(by: client)) == ["re 0", "unavailable", "unavailable"])
+    }
+
     @Test func aHandlerThatThrowsEndsTheRunWithItsError() throws {
         let bus = try Bus(clock: ManualClock())
         defer { bus.close() }

@@ -12,7 +12,7 @@ public struct IntentHandlerCommand: AsyncParsableCommand {
         abstract: "Owns widget state: applies intents exactly once, commits, replies, publishes state events.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
-            .dataDirectory, .stateCapacity, .intentPacing,
+            .dataDirectory, .stateCapacity, .intentPacing, .intentLongestWait,
         ] + BusBinding.settings + BusSecurity.settings + ServiceMain.settings + [.logLevel])
     )
 

@@ -17,6 +17,8 @@ public struct IntentHandlerService: BusService {
         var stateCapacity: Int
         /// Microseconds the intents socket rests after a batch it takes (``Bus/replies(at:batch:pacing:_:)``).
         var intentPacingMicroseconds: Int
+        /// How long an intent may wait in the service before it is refused (``RequestAdmission``).
+        var intentAdmission: RequestAdmission
         var binding: BusBinding
 
         public init(environment: [String: String]) throws {
@@ -27,6 +29,8 @@ public struct IntentHandlerService: BusService {
             databasePath = (dataDirectory as NSString).appendingPathComponent("intent-handler.sqlite")
             stateCapacity = try EnvironmentSetting.stateCapacity.integer(in: environment, range: 1...10_000_000)
             intentPacingMicroseconds = try EnvironmentSetting.intentPacing.integer(in: environment, range: 0...100_000)
+            intentAdmission = RequestAdmission(
+                longestWait: TimeInterval(try EnvironmentSetting.intentLongestWait.integer(in: environment, range: 1...60_000)) / 1000)
             binding = try BusBinding(environment: environment)
         }
     }
@@ -71,12 +75,17 @@ public struct IntentHandlerService: BusService {
             clock: bus.clock)
         let publisher = try bus.publisher(
             name: "intent-handler", epoch: processor.epoch, at: configuration.stateEventsEndpoint, lastSequence: processor.lastSequence)
+        // Intents wait at most their admission's time; a snapshot request, which replicas make
+        // once at start or after a gap, is answered however long it waited.
         let endpoints = [
-            (configuration.intentsEndpoint, IntentProcessor.Endpoint.intents, TimeInterval(configuration.intentPacingMicroseconds) / 1_000_000),
-            (configuration.snapshotEndpoint, .snapshot, 0),
+            (
+                configuration.intentsEndpoint, IntentProcessor.Endpoint.intents,
+                TimeInterval(configuration.intentPacingMicroseconds) / 1_000_000, Optional(configuration.intentAdmission)
+            ),
+            (configuration.snapshotEndpoint, .snapshot, 0, nil),
         ]
-        for (endpoint, role, pacing) in endpoints {
-            try bus.replies(at: endpoint, batch: Self.drainBatch, pacing: pacing) { messages in
+        for (endpoint, role, pacing, admission) in endpoints {
+            try bus.replies(at: endpoint, batch: Self.drainBatch, pacing: pacing, admission: admission) { messages in
                 let outcomes = processor.process(messages, on: role)
                 for event in outcomes.compactMap(\.event) {
                     try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload, trace: event.trace)
@@ -92,6 +101,7 @@ public struct IntentHandlerService: BusService {
                 "widgetbus.endpoint.state_snapshot": "\(configuration.snapshotEndpoint)", "widgetbus.database": "\(configuration.databasePath)",
                 "widgetbus.epoch": "\(processor.epoch)", "widgetbus.sequence": "\(processor.lastSequence)", "widgetbus.pruned_replies": "\(pruned)",
                 "widgetbus.state_capacity": "\(configuration.stateCapacity)", "widgetbus.intent_pacing_us": "\(configuration.intentPacingMicroseconds)",
+                "widgetbus.intent_longest_wait_ms": "\(Int(configuration.intentAdmission.longestWait * 1000))",
             ])
         bus.onStop { _ in
             logger.info("intent-handler stopping", metadata: ["widgetbus.sequence": "\(publisher.lastSequence)"])
@@ -110,4 +120,11 @@ extension EnvironmentSetting {
     public static let intentPacing = EnvironmentSetting(
         variable: "WIDGETBUS_INTENT_PACING_US", defaultValue: "1000",
         purpose: "microseconds the intents socket rests after a batch, so that intents arriving meanwhile share one commit (0: no rests)")
+    /// Under overload an intent that cannot be handled soon is better refused at once than
+    /// handled after its client gave up: the refusal costs a fraction of the handling, so the
+    /// service stays at most this far behind however much is offered, and catches up within
+    /// about this long once the load drops.
+    public static let intentLongestWait = EnvironmentSetting(
+        variable: "WIDGETBUS_INTENT_LONGEST_WAIT_MS", defaultValue: "500",
+        purpose: "milliseconds an intent may wait in intent-handler before it is refused with unavailable (overload), unhandled")
 }

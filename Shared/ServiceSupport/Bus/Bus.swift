@@ -25,7 +25,8 @@ public enum BusError: Error, CustomStringConvertible {
 ///
 /// 1. wait until a socket is readable, a timer falls due, a paced socket's rest ends or
 ///    ``stopCheckInterval`` passes (the last fraction of a millisecond of a rest is slept, so
-///    the other sockets wait that long too);
+///    the other sockets wait that long too); not at all while requests an endpoint with an
+///    admission took off its socket wait to be handled (``RequestAdmission``);
 /// 2. run the handler of each readable socket, in the order the sockets were declared, with at
 ///    most its batch of messages, so a flood on one socket never starves the others (what is
 ///    left is taken on the next turn); a socket declared with a *pacing* then rests — is not
@@ -45,6 +46,12 @@ public final class Bus {
     public static let stopCheckInterval: TimeInterval = 0.1
     /// Messages a subscriber or request socket hands its handler per turn.
     public static let defaultBatch = 256
+    /// Replies a request endpoint queues for one client before libzmq's ROUTER drops more,
+    /// silently. One client may carry many users' requests (app-gateway, the load generator), and
+    /// an admission refuses a backlog in one turn: libzmq's default of 1,000 would lose replies
+    /// to a client that reads them a moment late. What they hold is bounded by the requests
+    /// taken, which the admission bounds.
+    static let replyHighWaterMark: Int32 = 100_000
 
     public let context: ZMQContext
     public let clock: any WallClock
@@ -59,14 +66,21 @@ public final class Bus {
     private final class Reader {
         let target: ZMQPollTarget
         let isActive: () -> Bool
+        /// Whether messages taken on an earlier turn wait to be handled: then the reader takes
+        /// on this turn whether its socket is readable or not.
+        let waiting: () -> Bool
         /// Takes what is ready; returns how many messages it took.
         let take: () throws -> Int
         var pacing: SocketPacing?
 
-        init(target: ZMQPollTarget, isActive: @escaping () -> Bool, pacing: SocketPacing?, take: @escaping () throws -> Int) {
+        init(
+            target: ZMQPollTarget, isActive: @escaping () -> Bool, pacing: SocketPacing?, waiting: @escaping () -> Bool = { false },
+            take: @escaping () throws -> Int
+        ) {
             self.target = target
             self.isActive = isActive
             self.pacing = pacing
+            self.waiting = waiting
             self.take = take
         }
     }
@@ -113,30 +127,73 @@ public final class Bus {
     /// reply per message, in order, or nil for a request it will answer later through the
     /// returned ``Replier``.
     ///
-    /// - Parameter pacing: how long the socket rests after a batch it takes, while rests pay
-    ///   (``SocketPacing``); 0 takes every request as soon as it arrives.
+    /// - Parameters:
+    ///   - pacing: how long the socket rests after a batch it takes, while rests pay
+    ///     (``SocketPacing``); 0 takes every request as soon as it arrives.
+    ///   - admission: how long a request may wait before it is refused with `unavailable`
+    ///     (``RequestAdmission``); nil leaves waiting requests in libzmq's queue, unbounded in time.
     @discardableResult
     public func replies(
-        at endpoint: String, batch: Int, pacing: TimeInterval = 0, _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
+        at endpoint: String, batch: Int, pacing: TimeInterval = 0, admission: RequestAdmission? = nil,
+        _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
     ) throws -> Replier {
         let socket = try makeSocket(.router) {
             try $0.setLinger(milliseconds: 500)
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
+            try $0.setSendHighWaterMark(Self.replyHighWaterMark)
             try bind($0, at: endpoint)
         }
         let metrics = RequestMetrics(endpoint: binding.endpointName(of: endpoint))
-        onMessages(of: socket, endpoint: metrics.endpoint, batch: batch, pacing: pacing, answersRequests: true) { frames in
-            let start = DispatchTime.now()
-            let messages = frames.map { RoutedMessage(frames: $0, metrics: metrics) }
+        /// Answers `requests`, each taken off the socket at its `taken` time.
+        func respond(_ requests: [(frames: [Data], taken: DispatchTime)]) throws {
+            let messages = requests.map { RoutedMessage(frames: $0.frames, metrics: metrics) }
             var replied = 0
-            for (message, reply) in zip(messages, try answer(messages)) {
+            for ((message, reply), request) in zip(zip(messages, try answer(messages)), requests) {
                 guard let reply else { continue }
                 try socket.send(message.reply(reply), dontWait: true)
+                metrics.latency.recordNanoseconds(BusMetrics.nanoseconds(since: request.taken))
                 replied += 1
             }
             metrics.replies.increment(by: replied)
-            let latency = BusMetrics.nanoseconds(since: start)
-            for _ in 0..<replied { metrics.latency.recordNanoseconds(latency) }
+        }
+        guard let admission else {
+            onMessages(of: socket, endpoint: metrics.endpoint, batch: batch, pacing: pacing, answersRequests: true) { frames in
+                let taken = DispatchTime.now()
+                try respond(frames.map { ($0, taken) })
+            }
+            return Replier(socket: socket, replies: metrics.replies)
+        }
+        let queue = RequestQueue(admission, endpoint: metrics.endpoint)
+        let milliseconds = Int((admission.longestWait * 1000).rounded())
+        /// Answers `unavailable` to each of `requests`: nothing of them was done.
+        func refuse(_ requests: [[Data]], _ why: String) throws {
+            for frames in requests {
+                let message = RoutedMessage(frames: frames)
+                let reply = codec.errorReply(
+                    toUndecodable: message.payload ?? Data(),
+                    ProtocolError(.unavailable, "\(why) at \(metrics.endpoint); nothing was done: retry shortly"))
+                try socket.send(message.reply(reply), dontWait: true)
+            }
+            metrics.replies.increment(by: requests.count)
+            queue.recordTurn(refused: requests.count)
+        }
+        onStop { _ in try refuse(queue.takeAll().map(\.frames), "the service is stopping") }
+        onMessages(
+            of: socket, endpoint: metrics.endpoint, pacing: pacing, batch: batch, answersRequests: true, waiting: { !queue.isEmpty },
+            take: { [unowned self] in
+                // Every request waiting on the socket, so that none waits where its wait is not seen.
+                let (now, uptime) = (clock.now, DispatchTime.now())
+                var full: [[Data]] = []
+                while !isStopping, let frames = try socket.receiveMessage(dontWait: true) {
+                    if let refused = queue.add(frames, at: now, uptime: uptime) { full.append(refused) }
+                }
+                try refuse(full, "overloaded: too many requests wait for their turn")
+                try refuse(queue.takeExpired(at: now).map(\.frames), "overloaded: the request waited more than \(milliseconds) ms for its turn")
+                return queue.takeNext(batch)
+            }
+        ) { requests in
+            try respond(requests.map { ($0.frames, $0.uptime) })
+            queue.recordTurn(refused: 0)
         }
         return Replier(socket: socket, replies: metrics.replies)
     }
@@ -313,14 +370,15 @@ public final class Bus {
         var active: [Reader] = []
         var restEnds: Date?
         for reader in readers where reader.isActive() {
-            if let end = reader.pacing?.restEnd(at: before) {
+            if !reader.waiting(), let end = reader.pacing?.restEnd(at: before) {
                 restEnds = min(restEnds ?? end, end)
             } else {
                 active.append(reader)
             }
         }
         let nextDue = timers.lazy.compactMap { $0.due() }.min()
-        let wait = max(0, min(limit, nextDue.map { $0.timeIntervalSince(before) } ?? limit))
+        // Messages already taken and waiting to be handled: no wait at all.
+        let wait = active.contains { $0.waiting() } ? 0 : max(0, min(limit, nextDue.map { $0.timeIntervalSince(before) } ?? limit))
         var timeout = Int((wait * 1000).rounded(.up))
         if let rest = restEnds?.timeIntervalSince(before), rest < wait {
             // The poll counts whole milliseconds: a rest is waited out to its end, not rounded up
@@ -330,7 +388,7 @@ public final class Bus {
             if timeout == 0 { Thread.sleep(forTimeInterval: rest) }
         }
         let ready = try ZMQPoller.poll(targets: active.map { ($0.target, .readable) }, timeoutMilliseconds: timeout)
-        for (reader, events) in zip(active, ready) where events.contains(.readable) {
+        for (reader, events) in zip(active, ready) where events.contains(.readable) || reader.waiting() {
             let taken = try reader.take()
             if taken > 0 { reader.pacing?.took(taken, at: clock.now) }
         }
@@ -491,14 +549,30 @@ public final class Bus {
         of socket: ZMQSocket, endpoint: String, batch: Int, while isActive: @escaping () -> Bool = { true }, pacing: TimeInterval = 0,
         answersRequests: Bool = false, _ handle: @escaping ([[Data]]) throws -> Void
     ) {
-        let pacing = pacing > 0 ? SocketPacing(pacing, batch: batch, answersRequests: answersRequests) : nil
-        let metrics = SocketMetrics(endpoint: endpoint)
-        readers.append(
-            Reader(target: .socket(socket), isActive: isActive, pacing: pacing) { [unowned self] in
+        onMessages(
+            of: socket, endpoint: endpoint, pacing: pacing, batch: batch, answersRequests: answersRequests, while: isActive,
+            take: { [unowned self] in
                 var messages: [[Data]] = []
                 while messages.count < batch, !isStopping, let frames = try socket.receiveMessage(dontWait: true) {
                     messages.append(frames)
                 }
+                return messages
+            }, handle)
+    }
+
+    /// Hands `handle` what `take` takes each turn `socket` is readable or `waiting` holds (messages
+    /// taken off the socket on an earlier turn wait to be handled), reporting them as
+    /// `endpoint`'s (``SocketMetrics``). A socket with messages waiting does not rest.
+    private func onMessages<Message>(
+        of socket: ZMQSocket, endpoint: String, pacing: TimeInterval, batch: Int, answersRequests: Bool,
+        while isActive: @escaping () -> Bool = { true }, waiting: @escaping () -> Bool = { false },
+        take: @escaping () throws -> [Message], _ handle: @escaping ([Message]) throws -> Void
+    ) {
+        let pacing = pacing > 0 ? SocketPacing(pacing, batch: batch, answersRequests: answersRequests) : nil
+        let metrics = SocketMetrics(endpoint: endpoint)
+        readers.append(
+            Reader(target: .socket(socket), isActive: isActive, pacing: pacing, waiting: waiting) {
+                let messages = try take()
                 guard !messages.isEmpty else { return 0 }
                 let start = DispatchTime.now()
                 try handle(messages)

@@ -37,7 +37,13 @@ public enum MetricCatalog {
         help: "Replies sent, at once or later (a timeline request that waited for its version).")
     public static let busRequestDuration = MetricDescription(
         name: "widgetbus_bus_request_duration_seconds", kind: .histogram, labels: ["endpoint"],
-        help: "From taking a request off its socket to sending its reply, for requests answered in the same turn.")
+        help: "From taking a request off its socket to sending its reply, for requests the handler answers at once (a wait in an admission queue included).")
+    public static let busRequestsWaiting = MetricDescription(
+        name: "widgetbus_bus_requests_waiting", kind: .gauge, labels: ["endpoint"],
+        help: "Requests an endpoint with an admission took off its socket and has not handled yet, after its last turn.")
+    public static let busRequestsShed = MetricDescription(
+        name: "widgetbus_bus_requests_shed_total", kind: .counter, labels: ["endpoint"],
+        help: "Requests an endpoint with an admission refused with unavailable, unhandled: they waited longer than it allows, found its queue full, or were waiting when it stopped.")
     public static let busEventsPublished = MetricDescription(
         name: "widgetbus_bus_events_published_total", kind: .counter, labels: ["endpoint"],
         help: "Events published (heartbeats not counted).")
@@ -163,7 +169,7 @@ public enum MetricCatalog {
         help: "Event streams open.")
 
     public static let all: [MetricDescription] = [
-        busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busEventsPublished,
+        busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busRequestsWaiting, busRequestsShed, busEventsPublished,
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
         intentStatesCached, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize,

@@ -1,0 +1,99 @@
+import DequeModule
+import Dispatch
+import Foundation
+import Metrics
+
+/// How a request endpoint bounds the wait of requests that arrive faster than it answers them.
+///
+/// Left in libzmq's queues, such requests wait unseen and without bound: the service cannot
+/// tell how long one has waited, so under overload every request waits longer than the last
+/// and a client's deadline passes long before its answer, while the service still spends its
+/// time on it. With an admission, the bus takes every request waiting on the socket each turn
+/// into a queue of its own, stamped with the time it was taken, hands its handler the oldest
+/// up to the batch, and answers `unavailable` — retry shortly, nothing was changed — to a
+/// request that waited longer than ``longestWait`` or that finds ``mostWaitingBytes`` already
+/// waiting. Refusing costs a fraction of handling, so the queue stays bounded however much is
+/// offered, and once the load drops the service is at most ``longestWait`` behind.
+public struct RequestAdmission: Sendable {
+    /// The longest a request waits, from the turn that takes it off the socket, before it is refused.
+    public var longestWait: TimeInterval
+    /// The most payload bytes that wait at once; a request that would go past it is refused at once.
+    public var mostWaitingBytes: Int
+
+    public init(longestWait: TimeInterval, mostWaitingBytes: Int = 16 << 20) {
+        self.longestWait = longestWait
+        self.mostWaitingBytes = mostWaitingBytes
+    }
+}
+
+/// The requests a ``Bus`` endpoint with a ``RequestAdmission`` has taken off its socket and not
+/// yet handed to its handler, oldest first. Owned by the bus's thread.
+final class RequestQueue {
+    struct Waiting {
+        var frames: [Data]
+        /// When the bus took it off the socket, on the bus's clock: what the wait is measured from.
+        var taken: Date
+        /// The same moment on the monotonic clock, for the request's latency metric.
+        var uptime: DispatchTime
+        var bytes: Int
+    }
+
+    let admission: RequestAdmission
+    private var waiting = Deque<Waiting>()
+    private var waitingBytes = 0
+    /// `widgetbus_bus_requests_waiting{endpoint}`
+    private let depth: Gauge
+    /// `widgetbus_bus_requests_shed_total{endpoint}`
+    private let shed: Counter
+
+    init(_ admission: RequestAdmission, endpoint: String) {
+        self.admission = admission
+        depth = Gauge(MetricCatalog.busRequestsWaiting, ["endpoint": endpoint])
+        shed = Counter(MetricCatalog.busRequestsShed, ["endpoint": endpoint])
+    }
+
+    var isEmpty: Bool { waiting.isEmpty }
+
+    /// Queues a request taken off the socket at `now`; returns it instead when the queue is full.
+    /// An empty queue takes any request, so that one larger than the bound is still handled.
+    func add(_ frames: [Data], at now: Date, uptime: DispatchTime) -> [Data]? {
+        let bytes = frames.reduce(0) { $0 + $1.count }
+        guard waiting.isEmpty || waitingBytes + bytes <= admission.mostWaitingBytes else { return frames }
+        waiting.append(Waiting(frames: frames, taken: now, uptime: uptime, bytes: bytes))
+        waitingBytes += bytes
+        return nil
+    }
+
+    /// The requests at the front that waited longer than ``RequestAdmission/longestWait`` at `now`.
+    func takeExpired(at now: Date) -> [Waiting] {
+        var expired: [Waiting] = []
+        while let oldest = waiting.first, now.timeIntervalSince(oldest.taken) > admission.longestWait {
+            expired.append(removeFirst())
+        }
+        return expired
+    }
+
+    /// The oldest `count` requests, to handle now.
+    func takeNext(_ count: Int) -> [Waiting] {
+        var next: [Waiting] = []
+        while next.count < count, !waiting.isEmpty { next.append(removeFirst()) }
+        return next
+    }
+
+    /// Every request still waiting.
+    func takeAll() -> [Waiting] {
+        takeNext(waiting.count)
+    }
+
+    /// Counts `count` requests refused, and the queue's depth after a turn.
+    func recordTurn(refused count: Int) {
+        if count > 0 { shed.increment(by: count) }
+        depth.record(waiting.count)
+    }
+
+    private func removeFirst() -> Waiting {
+        let first = waiting.removeFirst()
+        waitingBytes -= first.bytes
+        return first
+    }
+}
