@@ -20,8 +20,16 @@ final class SnapshotFiles {
     private let logger: Logger
     /// What each file reflects, as last written or read; absent when missing or unreadable.
     private var reflected: [SnapshotPath: WidgetSnapshot.Header] = [:]
+    /// A file's newest timeline, waiting to be written, and since when the file has been behind.
+    private struct Waiting {
+        var timeline: PublishedTimeline
+        /// When the first timeline the file does not show yet was taken: a newer one replacing a
+        /// waiting one keeps it, so the lag is counted from the oldest change not on disk.
+        var since: DispatchTime
+    }
+
     /// The newest timeline for each file that waits to be written.
-    private var waiting: [SnapshotPath: PublishedTimeline] = [:]
+    private var waiting: [SnapshotPath: Waiting] = [:]
     /// Failed writes, to try again at a date of their own.
     private var retries = RefreshSchedule<SnapshotPath>()
     private let metrics = FileMetrics()
@@ -46,6 +54,8 @@ final class SnapshotFiles {
         let refreshed = Counter(MetricCatalog.snapshotFilesRefreshed)
         /// `widgetbus_snapshot_write_batch_size`: files written together, sharing their barriers.
         let batch = Recorder(histogramOf: MetricCatalog.snapshotWriteBatchSize)
+        /// `widgetbus_snapshot_file_lag_seconds`: how long a written file had been behind its timeline.
+        let lag = Timer(MetricCatalog.snapshotFileLag)
     }
 
     /// Creates the root, takes its lock and removes the temporary files a crash left under it.
@@ -88,9 +98,13 @@ final class SnapshotFiles {
                 }
             }
             guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
-            if let replaced = waiting.updateValue(timeline, forKey: path) {
+            if let replaced = waiting[path] {
                 metrics.coalesced.increment()
-                logger.debug("snapshot change coalesced into a later one", metadata: .traced(replaced.trace, ["widgetbus.file": "\(path)"]))
+                logger.debug(
+                    "snapshot change coalesced into a later one", metadata: .traced(replaced.timeline.trace, ["widgetbus.file": "\(path)"]))
+                waiting[path] = Waiting(timeline: timeline, since: replaced.since)
+            } else {
+                waiting[path] = Waiting(timeline: timeline, since: .now())
             }
             return path
         }
@@ -121,11 +135,11 @@ final class SnapshotFiles {
     /// (``AtomicFileWriter/write(_:)``). A failed write is logged and tried again after
     /// ``retryDelay``, or sooner by a new snapshot of the same file.
     func write(_ paths: [SnapshotPath], now: Date) {
-        var pending: [(path: SnapshotPath, timeline: PublishedTimeline, data: Data)] = []
+        var pending: [(path: SnapshotPath, waited: Waiting, data: Data)] = []
         for path in paths {
-            guard let timeline = waiting.removeValue(forKey: path) else { continue }
+            guard let waited = waiting.removeValue(forKey: path) else { continue }
             do {
-                pending.append((path, timeline, try timeline.snapshot.encoded(with: codec)))
+                pending.append((path, waited, try waited.timeline.snapshot.encoded(with: codec)))
             } catch {
                 logger.error("snapshot not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
             }
@@ -133,22 +147,23 @@ final class SnapshotFiles {
         guard !pending.isEmpty else { return }
         metrics.batch.record(pending.count)
         // One span per file, each lasting the batch's write: the files share its barriers.
-        let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.timeline.trace) }
+        let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.waited.timeline.trace) }
         let failures = writer.write(pending.map { ($0.data, $0.path.file) })
+        let written = DispatchTime.now()
         for (index, write) in pending.enumerated() {
+            let trace = write.waited.timeline.trace
             defer { spans[index]?.end() }
             if let error = failures[index] {
                 spans[index]?.recordError(error)
                 metrics.failed.increment()
-                logger.error(
-                    "snapshot write failed",
-                    metadata: .traced(write.timeline.trace, ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"]))
-                if waiting[write.path] == nil { waiting[write.path] = write.timeline }
+                logger.error("snapshot write failed", metadata: .traced(trace, ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"]))
+                if waiting[write.path] == nil { waiting[write.path] = write.waited }
                 retries.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {
-                reflected[write.path] = write.timeline.snapshot.header
+                reflected[write.path] = write.waited.timeline.snapshot.header
                 metrics.written.increment()
-                logger.debug("snapshot written", metadata: .traced(write.timeline.trace, ["widgetbus.file": "\(write.path)"]))
+                metrics.lag.recordNanoseconds(Int64(truncatingIfNeeded: written.uptimeNanoseconds &- write.waited.since.uptimeNanoseconds))
+                logger.debug("snapshot written", metadata: .traced(trace, ["widgetbus.file": "\(write.path)"]))
             }
         }
     }

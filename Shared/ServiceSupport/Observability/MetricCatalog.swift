@@ -104,6 +104,9 @@ public enum MetricCatalog {
     public static let snapshotWriteBatchSize = MetricDescription(
         name: "widgetbus_snapshot_write_batch_size", kind: .histogram, labels: [],
         help: "Files written together, sharing their two durability barriers.")
+    public static let snapshotFileLag = MetricDescription(
+        name: "widgetbus_snapshot_file_lag_seconds", kind: .histogram, labels: [],
+        help: "How long a file had been behind its timeline when its write was done (durable): from the turn that took the first timeline event it did not show yet.")
 
     // MARK: - metrics-ingest
 
@@ -172,7 +175,7 @@ public enum MetricCatalog {
         busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busRequestsWaiting, busRequestsShed, busEventsPublished,
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
         intentStatesCached, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
-        snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize,
+        snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize, snapshotFileLag,
         metricSamples, metricMessagesRefused,
         syncPasses, syncPassDuration, syncRecordsPushed, syncRecordsPending, syncTargetCommitDuration, syncUsersPending,
         pushChanges, pushesSent, pushDuration, pushesWaiting, pushTokensRefused,
