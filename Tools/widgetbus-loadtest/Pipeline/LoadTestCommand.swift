@@ -47,6 +47,12 @@ struct LoadTestCommand: ParsableCommand {
     @Option(help: "Open loop: intents per second.")
     var rate: Double?
 
+    @Option(help: "Open loop: after --duration, go on at this rate without a pause, and report how soon intent → timeline p99 is back under --target-p99 (recovery after overload).")
+    var thenRate: Double?
+
+    @Option(help: "Seconds of the --then-rate phase.")
+    var thenDuration: Double = 10
+
     @Option(help: "Closed loop: requests kept in flight (at most --users).")
     var inFlight: Int?
 
@@ -106,6 +112,12 @@ struct LoadTestCommand: ParsableCommand {
             }
         }
         if let rate { guard rate > 0, rate <= 1_000_000 else { throw ValidationError("--rate must be in (0, 1000000]") } }
+        if let thenRate {
+            guard rate != nil else { throw ValidationError("--then-rate follows an open loop: give --rate too") }
+            guard thenRate > 0, thenRate <= 1_000_000, thenDuration > 0, thenDuration <= 86_400 else {
+                throw ValidationError("--then-rate must be in (0, 1000000] and --then-duration in (0, 86400] seconds")
+            }
+        }
         guard (1...1_000_000).contains(users) else { throw ValidationError("--users must be 1…1000000") }
         if let inFlight { guard (1...users).contains(inFlight) else { throw ValidationError("--in-flight must be 1…--users (one request per user)") } }
         guard duration > 0, duration <= 86_400 else { throw ValidationError("--duration must be in (0, 86400] seconds") }
@@ -134,7 +146,11 @@ struct LoadTestCommand: ParsableCommand {
         }
         let plan = LoadTestPlan(
             shape: search ? nil : rate.map { .open(rate: $0) } ?? inFlight.map { .closed(inFlight: $0) },
-            duration: .milliseconds(Int64(duration * 1_000)), users: users, mix: try LoadMix(parsing: mix),
+            duration: .milliseconds(Int64(duration * 1_000)),
+            recovery: thenRate.map {
+                LoadTestPlan.Recovery(rate: $0, duration: .milliseconds(Int64(thenDuration * 1_000)), targetP99: targetP99)
+            },
+            users: users, mix: try LoadMix(parsing: mix),
             grace: .milliseconds(Int64(grace * 1_000)), timeout: .milliseconds(timeout),
             search: search ? .init(start: searchStart, max: searchMax, resolution: searchResolution, targetP99: targetP99) : nil,
             seed: seed ?? UInt64.random(in: 0...UInt64.max), intentsEndpoint: intents, timelineEventsEndpoint: timelineEvents,
@@ -179,8 +195,17 @@ struct LoadTestPlan: Sendable {
         var targetP99: Double
     }
 
+    /// An open loop's second phase, at another rate, right after the first.
+    struct Recovery: Sendable {
+        var rate: Double
+        var duration: Duration
+        /// The intent → timeline p99 the load is back under once recovered, in milliseconds.
+        var targetP99: Double
+    }
+
     var shape: LoadShape?
     var duration: Duration
+    var recovery: Recovery?
     var users: Int
     var mix: LoadMix
     var grace: Duration
@@ -194,7 +219,9 @@ struct LoadTestPlan: Sendable {
     var title: String {
         switch (shape, search) {
         case (_, let search?): String(format: "WidgetBus load test: rate search for intent → timeline p99 < %g ms", search.targetP99)
-        case (.open(let rate)?, nil): String(format: "WidgetBus load test: %.0f intents/s, open loop, %.0f s", rate, duration.asSeconds)
+        case (.open(let rate)?, nil):
+            String(format: "WidgetBus load test: %.0f intents/s, open loop, %.0f s", rate, duration.asSeconds)
+                + (recovery.map { String(format: ", then %.0f/s for %.0f s", $0.rate, $0.duration.asSeconds) } ?? "")
         case (.closed(let inFlight)?, nil): String(format: "WidgetBus load test: %d in flight, closed loop, %.0f s", inFlight, duration.asSeconds)
         case (nil, nil): "WidgetBus load test"
         }
@@ -244,10 +271,13 @@ struct LoadTestSession {
             detail = steps.last { $0.passed == true && $0.offeredRate == searchReport?.highestPassingRate }
         } else if let shape = plan.shape {
             switch shape {
-            case .open(let rate): Console.line(String(format: "open loop: %.0f intents/s for %.0f s…", rate, plan.duration.asSeconds))
+            case .open(let rate):
+                Console.line(
+                    String(format: "open loop: %.0f intents/s for %.0f s", rate, plan.duration.asSeconds)
+                        + (plan.recovery.map { String(format: ", then %.0f/s for %.0f s", $0.rate, $0.duration.asSeconds) } ?? "") + "…")
             case .closed(let inFlight): Console.line(String(format: "closed loop: %d in flight for %.0f s…", inFlight, plan.duration.asSeconds))
             }
-            let step = try measure(shape, driver: driver, number: 1)
+            let step = try measure(shape, then: plan.recovery, driver: driver, number: 1)
             LoadTestTable.printStep(step, mixSummary: plan.mix.summary, grace: plan.grace.asSeconds)
             steps.append(step)
             detail = step
@@ -276,11 +306,11 @@ struct LoadTestSession {
     }
 
     /// One step: load, then the grace period, then the matching.
-    private func measure(_ shape: LoadShape, driver: IntentDriver, number: Int) throws -> StepReport {
+    private func measure(_ shape: LoadShape, then recovery: LoadTestPlan.Recovery? = nil, driver: IntentDriver, number: Int) throws -> StepReport {
         let cpuBefore = plan.services.cpuSeconds()
         var line = LoadTestProgressLine(label: "step \(number):")
         let timelinesBefore = listener.count
-        let records = try driver.run(shape, for: plan.duration, step: number) { progress in
+        let records = try driver.run(shape, for: plan.duration, then: recovery, step: number) { progress in
             line.show(progress, timelines: listener.count - timelinesBefore)
         }
         line.finish()
@@ -290,7 +320,8 @@ struct LoadTestSession {
         }
         _ = waitForTimelines(expected, within: plan.grace)
         if let failure = listener.failure { throw LoadTestError(failure) }
-        var report = LoadTestAnalysis.report(records, arrivals: ArrivalIndex(listener.arrivals))
+        var report = LoadTestAnalysis.report(
+            records, arrivals: ArrivalIndex(listener.arrivals), recovery: recovery)
         if !plan.services.pids.isEmpty {
             report.serviceCPU = ServiceProcesses.usage(from: cpuBefore, to: plan.services.cpuSeconds(), intents: records.records.count)
         }

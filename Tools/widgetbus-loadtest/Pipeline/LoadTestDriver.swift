@@ -48,6 +48,8 @@ struct StepRecords: Sendable {
     var scheduled: Int?
     var started: ContinuousClock.Instant
     var duration: Duration
+    /// The first phase of an open loop with a recovery phase after it; `duration` otherwise.
+    var loadDuration: Duration
     var lastSend: ContinuousClock.Instant
     var records: [IntentRecord]
 }
@@ -151,11 +153,13 @@ final class IntentDriver {
     /// still outstanding. Every intent goes to an idle user picked at random. `report` is given
     /// the step's progress every tenth of a second.
     func run(
-        _ shape: LoadShape, for duration: Duration, step: Int, report: (StepProgress) -> Void = { _ in }
+        _ shape: LoadShape, for loadDuration: Duration, then recovery: LoadTestPlan.Recovery? = nil, step: Int,
+        report: (StepProgress) -> Void = { _ in }
     ) throws -> StepRecords {
         var records: [IntentRecord] = []
         var inFlight: [String: Int] = [:]  // request id → index in records
         let started = ContinuousClock.now + .milliseconds(5)
+        let duration = loadDuration + (recovery?.duration ?? .zero)
         let end = started + duration
         var lastSend = started
         var nextTimeoutCheck = started + .milliseconds(100)
@@ -163,18 +167,25 @@ final class IntentDriver {
 
         let total: Int
         let rate: Double
+        /// Intents of the open loop's first phase, at `rate`; the rest are at the recovery's rate.
+        var firstPhase = 0
         switch shape {
         case .open(let offered):
             rate = offered
-            total = Int((offered * duration.asSeconds).rounded())
+            firstPhase = Int((offered * loadDuration.asSeconds).rounded())
+            total = firstPhase + Int(((recovery?.rate ?? 0) * (recovery?.duration.asSeconds ?? 0)).rounded())
         case .closed:
             rate = 0
             total = .max
         }
 
-        /// The i-th intent of an open loop is due at start + i / rate.
+        /// The i-th intent of an open loop is due at start + i / rate, or in the recovery phase at
+        /// its start + (i - firstPhase) / its rate.
         func scheduledTime(_ index: Int) -> ContinuousClock.Instant {
-            started + .nanoseconds(Int64((Double(index) * 1e9 / rate).rounded()))
+            if index >= firstPhase, let recovery {
+                return started + loadDuration + .nanoseconds(Int64((Double(index - firstPhase) * 1e9 / recovery.rate).rounded()))
+            }
+            return started + .nanoseconds(Int64((Double(index) * 1e9 / rate).rounded()))
         }
 
         func sendNext(scheduled: ContinuousClock.Instant?) throws -> Bool {
@@ -253,8 +264,8 @@ final class IntentDriver {
             }
         }
         return StepRecords(
-            shape: shape, scheduled: rate > 0 ? total : nil, started: started, duration: duration, lastSend: lastSend,
-            records: records)
+            shape: shape, scheduled: rate > 0 ? total : nil, started: started, duration: duration, loadDuration: loadDuration,
+            lastSend: lastSend, records: records)
     }
 
     /// Intents unanswered for longer than the timeout count as timed out; their users move on

@@ -37,6 +37,8 @@ struct PercentilePoint: Codable, Sendable {
 struct TimeBucket: Codable, Sendable {
     var startSeconds: Double
     var sent: Int
+    /// Intents answered with an error or not answered in time.
+    var failed: Int?
     var roundTripP50Milliseconds: Double?
     var roundTripP99Milliseconds: Double?
     var timelineP50Milliseconds: Double?
@@ -95,6 +97,8 @@ struct StepReport: Codable, Sendable {
     var sendLag: LatencySummary
     var widgets: [String: WidgetFigures]
     var overTime: [TimeBucket]
+    /// An open loop with a second phase at another rate: how soon after the switch it met its target.
+    var recovery: Recovery?
     var percentiles: Curves
     /// Set by a rate search: whether the step met its target.
     var passed: Bool?
@@ -103,6 +107,31 @@ struct StepReport: Codable, Sendable {
     var serviceCPU: [String: ServiceCPUUsage]?
 
     var errorCount: Int { errors.values.reduce(0, +) }
+
+    /// The second phase of an open loop, which follows the first without a pause: typically a
+    /// rate the pipeline carries after one past its saturation.
+    struct Recovery: Codable, Sendable {
+        var rate: Double
+        /// Where the phase starts in the step.
+        var fromSeconds: Double
+        var targetP99Milliseconds: Double
+        /// From the switch to the start of the first slice of the step (``TimeBucket``) from which
+        /// on every slice's intents all succeed and their round trip and intent → timeline p99
+        /// are under the target; nil when the last slice is not.
+        var recoveredAfterSeconds: Double?
+
+        init(_ plan: LoadTestPlan.Recovery, after seconds: Double, overTime: [TimeBucket]) {
+            rate = plan.rate
+            fromSeconds = seconds
+            targetP99Milliseconds = plan.targetP99
+            let phase = overTime.filter { $0.startSeconds >= seconds && $0.sent > 0 }
+            let meets = phase.map { slice in
+                slice.failed ?? 0 == 0 && [slice.roundTripP99Milliseconds, slice.timelineP99Milliseconds].allSatisfy { ($0 ?? 0) < plan.targetP99 }
+            }
+            let firstOfTheRest = meets.lastIndex(of: false).map { $0 + 1 } ?? 0
+            recoveredAfterSeconds = firstOfTheRest < phase.count ? phase[firstOfTheRest].startSeconds - seconds : nil
+        }
+    }
 }
 
 /// Where each user's app timelines arrived, for matching intents to timelines.
@@ -144,7 +173,7 @@ enum LoadTestAnalysis {
     /// would miss intents whose change timeline-service coalesced into a later one (a burst for
     /// one user yields one timeline, carrying the latest intent's id), although what they changed
     /// is on screen; the count of those is reported as `coalesced`.
-    static func report(_ step: StepRecords, arrivals: ArrivalIndex) -> StepReport {
+    static func report(_ step: StepRecords, arrivals: ArrivalIndex, recovery: LoadTestPlan.Recovery? = nil) -> StepReport {
         var roundTrip = Histogram<UInt64>.latencyMicroseconds()
         var toTimeline = Histogram<UInt64>.latencyMicroseconds()
         var sendLag = Histogram<UInt64>.latencyMicroseconds()
@@ -156,7 +185,7 @@ enum LoadTestAnalysis {
 
         let bucketSeconds = max(1, (step.duration.asSeconds / 120).rounded(.up))
         let bucketCount = max(1, Int((step.duration.asSeconds / bucketSeconds).rounded(.up)))
-        var buckets = (0..<bucketCount).map { _ in (sent: 0, roundTrip: Histogram<UInt64>.latencyMicroseconds(), timeline: Histogram<UInt64>.latencyMicroseconds()) }
+        var buckets = (0..<bucketCount).map { _ in (sent: 0, failed: 0, roundTrip: Histogram<UInt64>.latencyMicroseconds(), timeline: Histogram<UInt64>.latencyMicroseconds()) }
         var perWidget: [LoadWidget: (sent: Int, errors: Int, roundTrip: Histogram<UInt64>, timeline: Histogram<UInt64>)] = [:]
 
         for record in step.records {
@@ -174,9 +203,11 @@ enum LoadTestAnalysis {
             switch record.outcome {
             case .pending, .timedOut:
                 timeouts += 1
+                buckets[bucket].failed += 1
                 perWidget[record.widget]!.errors += 1
             case .error(let code):
                 errors[code, default: 0] += 1
+                buckets[bucket].failed += 1
                 perWidget[record.widget]!.errors += 1
             case .unchanged:
                 unchanged += 1
@@ -210,6 +241,13 @@ enum LoadTestAnalysis {
         func ms(_ histogram: Histogram<UInt64>, _ percentile: Double) -> Double? {
             histogram.totalCount == 0 ? nil : Double(histogram.valueAtPercentile(percentile)) / 1_000
         }
+        let overTime = buckets.enumerated().map { index, bucket in
+            TimeBucket(
+                startSeconds: Double(index) * bucketSeconds, sent: bucket.sent, failed: bucket.failed,
+                roundTripP50Milliseconds: ms(bucket.roundTrip, 50), roundTripP99Milliseconds: ms(bucket.roundTrip, 99),
+                timelineP50Milliseconds: ms(bucket.timeline, 50), timelineP99Milliseconds: ms(bucket.timeline, 99),
+                timelineMaxMilliseconds: bucket.timeline.totalCount == 0 ? nil : Double(bucket.timeline.max) / 1_000)
+        }
         return StepReport(
             mode: mode, offeredRate: offered, inFlight: inFlight, durationSeconds: step.duration.asSeconds,
             scheduled: step.scheduled, sent: step.records.count, replies: replies, achievedRate: Double(step.records.count) / sendWindow,
@@ -228,13 +266,8 @@ enum LoadTestAnalysis {
                             timelineP99Milliseconds: ms(figures.timeline, 99) ?? 0)
                     )
                 }),
-            overTime: buckets.enumerated().map { index, bucket in
-                TimeBucket(
-                    startSeconds: Double(index) * bucketSeconds, sent: bucket.sent,
-                    roundTripP50Milliseconds: ms(bucket.roundTrip, 50), roundTripP99Milliseconds: ms(bucket.roundTrip, 99),
-                    timelineP50Milliseconds: ms(bucket.timeline, 50), timelineP99Milliseconds: ms(bucket.timeline, 99),
-                    timelineMaxMilliseconds: bucket.timeline.totalCount == 0 ? nil : Double(bucket.timeline.max) / 1_000)
-            },
+            overTime: overTime,
+            recovery: recovery.map { StepReport.Recovery($0, after: step.loadDuration.asSeconds, overTime: overTime) },
             percentiles: StepReport.Curves(roundTrip: curve(roundTrip), intentToTimeline: curve(toTimeline)))
     }
 
@@ -309,6 +342,13 @@ enum LoadTestTable {
         Console.line(
             "timelines: \(timelines.expected) expected, \(timelines.delivered) delivered (\(timelines.exact) by their own causedBy, "
                 + "\(timelines.coalesced) coalesced into a later one), \(timelines.missing) missing after the \(grace) s grace period")
+        if let recovery = step.recovery {
+            Console.line(
+                String(format: "recovery at %.0f/s from %.0f s: ", recovery.rate, recovery.fromSeconds)
+                    + (recovery.recoveredAfterSeconds.map {
+                        String(format: "every second's p99 under %g ms from %.0f s after the switch on", recovery.targetP99Milliseconds, $0)
+                    } ?? String(format: "p99 still at or over %g ms at the end", recovery.targetP99Milliseconds)))
+        }
         if step.mode == "open" {
             Console.line(String(format: "sender behind schedule: p99 %.3f ms, max %.3f ms", step.sendLag.p99Milliseconds, step.sendLag.maxMilliseconds))
         }
