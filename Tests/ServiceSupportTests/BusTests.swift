@@ -239,17 +239,22 @@ import ZeroMQ
         #expect(outcomes(try received(by: client)) == ["re 0", "re 1", "re 2", "re 3", "unavailable", "re 5"])
     }
 
-    @Test func anAdmissionRefusesWhatWouldGoPastItsBytesAtOnceButAlwaysTakesOneRequest() throws {
+    @Test func anAdmissionRefusesWhatWouldGoPastItsBytesAndEverythingAfterItInTheSameTurnButAlwaysTakesOne() throws {
         let bus = try Bus(clock: ManualClock())
         defer { bus.close() }
+        // A request of a one-byte payload is 6 bytes (libzmq names a peer with 5): "0" and "2"
+        // fit together, "0" and "10" do not.
         let batches = try admittedReplies(
-            on: bus, at: "inproc://full", batch: 1, RequestAdmission(longestWait: 60, mostWaitingBytes: 1))
-        let client = try peer(.dealer, of: bus, at: "inproc://full", sending: 3)
+            on: bus, at: "inproc://full", batch: 1, RequestAdmission(longestWait: 60, mostWaitingBytes: 12))
+        let client = try peer(.dealer, of: bus, at: "inproc://full", sending: 0)
         defer { client.close() }
+        for payload in ["0", "10", "2"] { try client.send([Data(payload.utf8)]) }
 
         try bus.turn(waitingAtMost: 1)
         #expect(batches() == [["0"]])
-        #expect(outcomes(try received(by: client)) == ["unavailable", "unavailable", "re 0"], "refusals leave before the batch is handled")
+        #expect(
+            outcomes(try received(by: client)) == ["unavailable", "unavailable", "re 0"],
+            "an empty queue takes one request whatever its size; after one refusal the later ones of the turn are refused too, though one of them would fit")
     }
 
     @Test func aBacklogRefusedInOneTurnReachesAClientThatReadsItLateWhole() throws {
@@ -273,19 +278,36 @@ import ZeroMQ
         #expect(replies.first == "re 0" && replies.dropFirst().allSatisfy { $0 == "unavailable" })
     }
 
-    @Test func requestsWaitingWhenTheBusStopsAreRefusedNotDropped() throws {
+    @Test func requestsWaitingWhenTheBusStopsInItsQueueOrOnTheSocketAreRefusedNotDropped() throws {
         let bus = try Bus(clock: ManualClock())
         defer { bus.close() }
         let batches = try admittedReplies(on: bus, at: "inproc://stopping-admitted", batch: 1, RequestAdmission(longestWait: 60))
         let client = try peer(.dealer, of: bus, at: "inproc://stopping-admitted", sending: 3)
         defer { client.close() }
         try bus.turn(waitingAtMost: 1)
+        try client.send([Data("3".utf8)])
 
         let stop = StopSignal()
         stop.request()
         try bus.run(until: stop)
-        #expect(batches() == [["0"]])
-        #expect(outcomes(try received(by: client)) == ["re 0", "unavailable", "unavailable"])
+        #expect(batches() == [["0"]], "once stopping, nothing more is handed over")
+        #expect(outcomes(try received(by: client)) == ["re 0", "unavailable", "unavailable", "unavailable"])
+    }
+
+    @Test func aClockSteppedBackStartsTheWaitsAgainInsteadOfStoppingThem() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        let batches = try admittedReplies(on: bus, at: "inproc://stepped", batch: 1, RequestAdmission(longestWait: 1))
+        let client = try peer(.dealer, of: bus, at: "inproc://stepped", sending: 3)
+        defer { client.close() }
+        try bus.turn(waitingAtMost: 1)
+        clock.advance(by: -3600)
+        try bus.turn(waitingAtMost: 1)
+        clock.advance(by: 1.5)
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["0"], ["1"]], "2 waited 1.5 s since the step, not an hour less")
+        #expect(outcomes(try received(by: client)) == ["re 0", "re 1", "unavailable"])
     }
 
     @Test func aHandlerThatThrowsEndsTheRunWithItsError() throws {

@@ -46,11 +46,11 @@ public final class Bus {
     public static let stopCheckInterval: TimeInterval = 0.1
     /// Messages a subscriber or request socket hands its handler per turn.
     public static let defaultBatch = 256
-    /// Replies a request endpoint queues for one client before libzmq's ROUTER drops more,
-    /// silently. One client may carry many users' requests (app-gateway, the load generator), and
-    /// an admission refuses a backlog in one turn: libzmq's default of 1,000 would lose replies
-    /// to a client that reads them a moment late. What they hold is bounded by the requests
-    /// taken, which the admission bounds.
+    /// Replies an endpoint with an admission queues for one client before libzmq's ROUTER drops
+    /// more, silently. One client may carry many users' requests (app-gateway, the load
+    /// generator), and under overload the endpoint refuses thousands in a turn: libzmq's default
+    /// of 1,000 would lose replies to a client that reads them a moment late. Refusals are small
+    /// (a few hundred bytes); endpoints without an admission keep libzmq's default.
     static let replyHighWaterMark: Int32 = 100_000
 
     public let context: ZMQContext
@@ -140,7 +140,7 @@ public final class Bus {
         let socket = try makeSocket(.router) {
             try $0.setLinger(milliseconds: 500)
             try $0.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-            try $0.setSendHighWaterMark(Self.replyHighWaterMark)
+            if admission != nil { try $0.setSendHighWaterMark(Self.replyHighWaterMark) }  // before the bind: connections take it from there
             try bind($0, at: endpoint)
         }
         let metrics = RequestMetrics(endpoint: binding.endpointName(of: endpoint))
@@ -165,35 +165,48 @@ public final class Bus {
         }
         let queue = RequestQueue(admission, endpoint: metrics.endpoint)
         let milliseconds = Int((admission.longestWait * 1000).rounded())
-        /// Answers `unavailable` to each of `requests`: nothing of them was done.
-        func refuse(_ requests: [[Data]], _ why: String) throws {
-            for frames in requests {
-                let message = RoutedMessage(frames: frames)
-                let reply = codec.errorReply(
-                    toUndecodable: message.payload ?? Data(),
-                    ProtocolError(.unavailable, "\(why) at \(metrics.endpoint); nothing was done: retry shortly"))
-                try socket.send(message.reply(reply), dontWait: true)
-            }
-            metrics.replies.increment(by: requests.count)
-            queue.recordTurn(refused: requests.count)
+        /// Answers `unavailable` to `frames`' request: nothing of it was done.
+        func refuse(_ frames: [Data], _ why: String) throws {
+            let message = RoutedMessage(frames: frames)
+            let reply = codec.errorReply(
+                toUndecodable: message.payload ?? Data(),
+                ProtocolError(.unavailable, "\(why) at \(metrics.endpoint); nothing was done: retry shortly"))
+            try socket.send(message.reply(reply), dontWait: true)
+            metrics.replies.increment()
+            queue.shed()
         }
-        onStop { _ in try refuse(queue.takeAll().map(\.frames), "the service is stopping") }
+        // What waits, in the queue or still on the socket, when the service stops: nothing is
+        // handed over once a stop is requested, and nothing is left without an answer.
+        onStop { _ in
+            for waiting in queue.takeAll() { try refuse(waiting.frames, "the service is stopping") }
+            while let frames = try socket.receiveMessage(dontWait: true) { try refuse(frames, "the service is stopping") }
+            queue.recordDepth()
+        }
         onMessages(
-            of: socket, endpoint: metrics.endpoint, pacing: pacing, batch: batch, answersRequests: true, waiting: { !queue.isEmpty },
-            take: { [unowned self] in
-                // Every request waiting on the socket, so that none waits where its wait is not seen.
+            of: socket, endpoint: metrics.endpoint, pacing: pacing, batch: batch, answersRequests: true,
+            waiting: { [unowned self] in !queue.isEmpty && !isStopping },
+            take: { [unowned self] () throws -> [RequestQueue.Waiting] in
+                guard !isStopping else { return [] }
+                defer { queue.recordDepth() }
                 let (now, uptime) = (clock.now, DispatchTime.now())
-                var full: [[Data]] = []
-                while !isStopping, let frames = try socket.receiveMessage(dontWait: true) {
-                    if let refused = queue.add(frames, at: now, uptime: uptime) { full.append(refused) }
+                for expired in queue.takeExpired(at: now) {
+                    try refuse(expired.frames, "overloaded: the request waited more than \(milliseconds) ms for its turn")
                 }
-                try refuse(full, "overloaded: too many requests wait for their turn")
-                try refuse(queue.takeExpired(at: now).map(\.frames), "overloaded: the request waited more than \(milliseconds) ms for its turn")
+                // What waits on the socket, so that no request waits where its wait is not seen —
+                // at most a drain's worth a turn, so that a flood cannot hold the turn: the rest
+                // is taken on the next one, which comes at once. Once one request finds the queue
+                // full, the later ones of the drain are refused too, keeping the order of arrival.
+                var full = false
+                for _ in 0..<RequestQueue.drainLimit {
+                    guard let frames = try socket.receiveMessage(dontWait: true) else { break }
+                    if !full, queue.add(frames, at: now, uptime: uptime) { continue }
+                    full = true
+                    try refuse(frames, "overloaded: too many requests wait for their turn")
+                }
                 return queue.takeNext(batch)
             }
-        ) { requests in
+        ) { (requests: [RequestQueue.Waiting]) in
             try respond(requests.map { ($0.frames, $0.uptime) })
-            queue.recordTurn(refused: 0)
         }
         return Replier(socket: socket, replies: metrics.replies)
     }

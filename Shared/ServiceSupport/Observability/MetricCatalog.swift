@@ -22,7 +22,7 @@ public enum MetricCatalog {
 
     public static let busMessagesReceived = MetricDescription(
         name: "widgetbus_bus_messages_received_total", kind: .counter, labels: ["endpoint"],
-        help: "Messages taken from a socket: requests, pushed samples, events and heartbeats, snapshot replies.")
+        help: "Messages taken from a socket and handed to its handler: requests, pushed samples, events and heartbeats, snapshot replies (a request an admission refuses is counted in widgetbus_bus_requests_shed_total instead).")
     public static let busBatchSize = MetricDescription(
         name: "widgetbus_bus_batch_size", kind: .histogram, labels: ["endpoint"],
         help: "Messages a socket's handler took in one turn of the loop.")
