@@ -162,7 +162,7 @@ final class SnapshotFiles {
             } else {
                 reflected[write.path] = write.waited.timeline.snapshot.header
                 metrics.written.increment()
-                metrics.lag.recordNanoseconds(Int64(truncatingIfNeeded: written.uptimeNanoseconds &- write.waited.since.uptimeNanoseconds))
+                metrics.lag.recordInterval(since: write.waited.since, end: written)
                 logger.debug("snapshot written", metadata: .traced(trace, ["widgetbus.file": "\(write.path)"]))
             }
         }
