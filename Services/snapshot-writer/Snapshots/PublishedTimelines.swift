@@ -12,9 +12,9 @@ struct PublishedTimeline: Sendable {
 
 /// timeline-service's published timelines as snapshot-writer follows them (``SequencedReplica``:
 /// `TimelineChanged` events, and a `TimelineSnapshotReply` at start, on a gap or on a new
-/// epoch). It keeps only what each widget's file must reflect — the header of its latest
-/// timeline — and hands each timeline on as a ``WidgetSnapshot`` whose bytes are the ones
-/// timeline-service encoded: snapshot-writer builds no timeline and decodes no entry.
+/// epoch). It keeps only which widgets timeline-service publishes — what each file reflects is
+/// ``SnapshotFiles``'s to know — and hands each timeline on as a ``WidgetSnapshot`` whose bytes
+/// are the ones timeline-service encoded: snapshot-writer builds no timeline and decodes no entry.
 struct PublishedTimelines: ReplicaModel {
     struct Event: Sendable {
         var position: SequencePosition
@@ -26,10 +26,10 @@ struct PublishedTimelines: ReplicaModel {
         var snapshots: [WidgetSnapshot]
     }
 
-    /// The header of the latest timeline of every widget timeline-service publishes.
-    private(set) var latest: [WidgetReplicas.Widget: WidgetSnapshot.Header] = [:]
+    /// Every widget timeline-service publishes.
+    private var widgets: Set<WidgetReplicas.Widget> = []
 
-    var count: Int { latest.count }
+    var count: Int { widgets.count }
 
     static var topicPrefix: String { Topic.timelinePrefix }
 
@@ -53,13 +53,13 @@ struct PublishedTimelines: ReplicaModel {
     static func position(of snapshot: Snapshot) -> SequencePosition { snapshot.position }
 
     mutating func apply(_ event: Event) -> [PublishedTimeline] {
-        latest[Self.widget(of: event.timeline.snapshot)] = event.timeline.snapshot.header
+        widgets.insert(Self.widget(of: event.timeline.snapshot))
         return [event.timeline]
     }
 
     /// Every timeline of the snapshot: which files differ is for the disk to say.
     mutating func replace(with snapshot: Snapshot) -> [PublishedTimeline] {
-        latest = Dictionary(snapshot.snapshots.map { (Self.widget(of: $0), $0.header) }) { $1 }
+        widgets = Set(snapshot.snapshots.map(Self.widget(of:)))
         return snapshot.snapshots.map { PublishedTimeline(snapshot: $0, trace: nil) }
     }
 

@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import ServiceSupport
 import Tracing
+import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -10,9 +11,18 @@ import WidgetDomain
 /// written or read), holds the newest snapshot waiting for each file, writes a file only when
 /// it does not already show that snapshot's stamp, and reads the disk when asked, so a file
 /// deleted or damaged by hand is caught.
+///
+/// The timelines waiting for their writes are held within a byte budget: past it a change keeps
+/// only its stamp, and when its write falls due its timeline is asked of timeline-service
+/// (``fetchRequests(for:now:)``), which builds it from its state. So however far the writes fall
+/// behind, memory holds at most the budget of timelines (and one batch of fetched ones) beside a
+/// header per file.
 final class SnapshotFiles {
-    /// How long a failed write waits before it is tried again (unless a change comes first).
+    /// How long a failed write, or a fetch not answered, waits before it is tried again (unless a
+    /// change comes first).
     static let retryDelay: TimeInterval = 1
+    /// Fetches awaited at once, at most: they bound the fetched timelines in memory beyond the budget.
+    static let fetchesAwaited = 256
 
     private let writer = AtomicFileWriter()
     private let root: String
@@ -20,16 +30,43 @@ final class SnapshotFiles {
     private let logger: Logger
     /// What each file reflects, as last written or read; absent when missing or unreadable.
     private var reflected: [SnapshotPath: WidgetSnapshot.Header] = [:]
-    /// A file's newest timeline, waiting to be written, and since when the file has been behind.
+    /// What a file waits to show, and since when it has been behind.
     private struct Waiting {
-        var timeline: PublishedTimeline
+        /// The newest timeline's header: what the file is to reflect.
+        var header: WidgetSnapshot.Header
+        /// Its content; nil when the budget had no room for it, until a fetch brings it.
+        var content: Content?
+        var trace: TraceContext?
         /// When the first timeline the file does not show yet was taken: a newer one replacing a
         /// waiting one keeps it, so the lag is counted from the oldest change not on disk.
         var since: DispatchTime
+        /// The id of the fetch of its timeline that is awaited, and when it was asked.
+        var fetch: (id: String, askedAt: Date)?
+
+        var snapshot: WidgetSnapshot? { content?.snapshot }
+    }
+
+    /// A waiting timeline, held by reference: the table of waiting files holds its entries
+    /// inline, one per file, and in a large backlog most of them have no timeline.
+    private final class Content {
+        let snapshot: WidgetSnapshot
+
+        init(_ snapshot: WidgetSnapshot) {
+            self.snapshot = snapshot
+        }
     }
 
     /// The newest timeline for each file that waits to be written.
     private var waiting: [SnapshotPath: Waiting] = [:]
+    /// The bytes of timeline held in ``waiting`` (``WidgetSnapshot/timelineByteCount``).
+    private var waitingBytes = 0
+    /// How many bytes of timeline may wait; a change past it waits as its header only.
+    private let waitingBudget: Int
+    /// The files whose fetch is awaited, by the fetch's id.
+    private var awaited: [String: SnapshotPath] = [:]
+    /// Files given a fetched timeline newer than the last event taken for them: an event still
+    /// on its way that precedes it is not applied, so the file never goes back.
+    private var fetchedAhead: [SnapshotPath: WidgetSnapshot.Stamp] = [:]
     /// Failed writes, to try again at a date of their own.
     private var retries = RefreshSchedule<SnapshotPath>()
     private let metrics = FileMetrics()
@@ -56,10 +93,16 @@ final class SnapshotFiles {
         let batch = Recorder(histogramOf: MetricCatalog.snapshotWriteBatchSize)
         /// `widgetbus_snapshot_file_lag_seconds`: how long a written file had been behind its timeline.
         let lag = Timer(MetricCatalog.snapshotFileLag)
+        /// `widgetbus_snapshot_timelines_fetched_total`: timelines asked of timeline-service because
+        /// the budget had no room to keep them waiting.
+        let fetched = Counter(MetricCatalog.snapshotTimelinesFetched)
+        /// `widgetbus_snapshot_waiting_bytes`: the bytes of timeline waiting for their writes.
+        let waitingBytes = Gauge(MetricCatalog.snapshotWaitingBytes)
     }
 
     /// Creates the root, takes its lock and removes the temporary files a crash left under it.
-    init(root: String, codec: WireCodec, logger: Logger) throws {
+    /// `waitingBudget`: the bytes of timeline that may wait in memory for their writes.
+    init(root: String, waitingBudget: Int, codec: WireCodec, logger: Logger) throws {
         try writer.createDirectory(root)
         let lockPath = (root as NSString).appendingPathComponent(".snapshot-writer.lock")
         rootLock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, AtomicFileWriter.fileMode)
@@ -75,6 +118,7 @@ final class SnapshotFiles {
             logger.notice("removed temporary files left by a crash", metadata: ["widgetbus.count": "\(leftovers.count)"])
         }
         self.root = root
+        self.waitingBudget = waitingBudget
         self.codec = codec
         self.logger = logger
     }
@@ -87,9 +131,14 @@ final class SnapshotFiles {
     /// showing their stamp. With `readingDisk` (after a re-sync) each file is read first, so
     /// one that was deleted, damaged or left behind while the writer was stopped is caught.
     func take(_ timelines: [PublishedTimeline], readingDisk: Bool, now: Date) -> [SnapshotPath] {
-        timelines.compactMap { timeline in
+        defer { metrics.waitingBytes.record(waitingBytes) }
+        return timelines.compactMap { timeline in
             let snapshot = timeline.snapshot
             guard let path = path(user: snapshot.stamp.user, kind: snapshot.stamp.kind) else { return nil }
+            if let ahead = fetchedAhead[path] {
+                if snapshot.stamp.precedes(ahead) { return nil }
+                fetchedAhead[path] = nil
+            }
             if readingDisk {
                 let believed = reflected[path]
                 reflected[path] = header(onDiskAt: path)
@@ -98,26 +147,95 @@ final class SnapshotFiles {
                 }
             }
             guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
+            var entry = Waiting(header: snapshot.header, content: nil, trace: timeline.trace, since: .now())
             if let replaced = waiting[path] {
                 metrics.coalesced.increment()
-                logger.debug(
-                    "snapshot change coalesced into a later one", metadata: .traced(replaced.timeline.trace, ["widgetbus.file": "\(path)"]))
-                waiting[path] = Waiting(timeline: timeline, since: replaced.since)
-            } else {
-                waiting[path] = Waiting(timeline: timeline, since: .now())
+                logger.debug("snapshot change coalesced into a later one", metadata: .traced(replaced.trace, ["widgetbus.file": "\(path)"]))
+                entry.since = replaced.since
+                entry.fetch = replaced.fetch
+                waitingBytes -= replaced.snapshot?.timelineByteCount ?? 0
             }
+            if waitingBytes + snapshot.timelineByteCount <= waitingBudget {
+                entry.content = Content(snapshot)
+                waitingBytes += snapshot.timelineByteCount
+            }
+            waiting[path] = entry
             return path
         }
     }
 
-    /// Whether any file of `latest` does not show its stamp on disk: missing, unreadable, of
-    /// another schema, widget, version or zone. A file with a write waiting is not read: its
-    /// next write brings it up to date anyway.
-    func anyDiffersFromDisk(_ latest: [WidgetReplicas.Widget: WidgetSnapshot.Header]) -> Bool {
-        latest.contains { widget, wanted in
-            guard let path = path(user: widget.user, kind: widget.kind), waiting[path] == nil else { return false }
-            reflected[path] = header(onDiskAt: path)
-            return reflected[path]?.stamp != wanted.stamp
+    /// The `TimelineRequest`s that fetch the timeline of each of `paths` (files whose write came
+    /// due without it, as ``write(_:now:)`` returns them) from timeline-service, at most
+    /// ``fetchesAwaited`` awaited at once. A file not asked now, or whose fetch is not answered,
+    /// is tried again after ``retryDelay``.
+    func fetchRequests(for paths: [SnapshotPath], now: Date) -> [Data] {
+        paths.compactMap { path in
+            guard var entry = waiting[path], entry.snapshot == nil else { return nil }
+            if let fetch = entry.fetch {
+                guard now >= fetch.askedAt.addingTimeInterval(Self.retryDelay) else { return nil }  // still awaited
+                awaited[fetch.id] = nil
+                entry.fetch = nil
+            }
+            retries.schedule(path, at: now.addingTimeInterval(Self.retryDelay))
+            guard awaited.count < Self.fetchesAwaited else {
+                waiting[path] = entry
+                return nil
+            }
+            let request = Envelope(
+                id: MessageID.random(), type: MessageType.timelineRequest.rawValue, user: path.user, sentAt: now,
+                body: TimelineRequestBody(kind: path.kind))
+            do {
+                let payload = try codec.encode(request)
+                entry.fetch = (request.id, now)
+                awaited[request.id] = path
+                waiting[path] = entry
+                metrics.fetched.increment()
+                return payload
+            } catch {
+                logger.error("timeline request not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
+                waiting[path] = entry
+                return nil
+            }
+        }
+    }
+
+    /// Takes timeline-service's answer to a fetch; returns the file to write at once (its write
+    /// was due already), or to schedule again, or nil. The timeline becomes the file's waiting
+    /// content when it is the one the file waits for or a newer one; an older one, or an error,
+    /// leaves the file to be asked again.
+    func takeFetched(_ payload: Data) -> SnapshotPath? {
+        guard let reply = TimelineMessages.reply(payload), let path = awaited.removeValue(forKey: reply.inReplyTo),
+            var entry = waiting[path], entry.fetch?.id == reply.inReplyTo
+        else { return nil }
+        entry.fetch = nil
+        defer {
+            waiting[path] = entry
+            metrics.waitingBytes.record(waitingBytes)
+        }
+        guard let snapshot = reply.timeline.flatMap(WidgetSnapshot.init(timelineBody:)), snapshot.stamp.user == path.user,
+            snapshot.stamp.kind == path.kind
+        else {
+            logger.debug("timeline fetch not answered with a timeline: asked again", metadata: ["widgetbus.file": "\(path)"])
+            return nil
+        }
+        let wanted = entry.header.stamp
+        guard snapshot.stamp == wanted || wanted.precedes(snapshot.stamp) else { return path }
+        if snapshot.stamp != wanted { fetchedAhead[path] = snapshot.stamp }
+        waitingBytes += snapshot.timelineByteCount - (entry.snapshot?.timelineByteCount ?? 0)
+        entry.header = snapshot.header
+        entry.content = Content(snapshot)
+        return path
+    }
+
+    /// Whether any file does not show on disk the stamp it was last written or read with:
+    /// deleted, unreadable, or replaced by another schema's, widget's, version's or zone's file.
+    /// A file with a write waiting is not read: its next write brings it up to date anyway; nor
+    /// is one given a fetched timeline ahead of the events: the event of that timeline is on its
+    /// way.
+    func anyDiffersFromDisk() -> Bool {
+        reflected.contains { path, believed in
+            guard waiting[path] == nil, fetchedAhead[path] == nil else { return false }
+            return header(onDiskAt: path)?.stamp != believed.stamp
         }
     }
 
@@ -132,40 +250,58 @@ final class SnapshotFiles {
     }
 
     /// Writes the waiting snapshot of each of `paths`, as one durable batch
-    /// (``AtomicFileWriter/write(_:)``). A failed write is logged and tried again after
+    /// (``AtomicFileWriter/write(_:)``), and returns those that wait without their timeline, to
+    /// fetch (``fetchRequests(for:now:)``). A failed write is logged and tried again after
     /// ``retryDelay``, or sooner by a new snapshot of the same file.
-    func write(_ paths: [SnapshotPath], now: Date) {
-        var pending: [(path: SnapshotPath, waited: Waiting, data: Data)] = []
+    @discardableResult
+    func write(_ paths: [SnapshotPath], now: Date) -> [SnapshotPath] {
+        var pending: [(path: SnapshotPath, waited: Waiting, snapshot: WidgetSnapshot, data: Data)] = []
+        var unfetched: [SnapshotPath] = []
         for path in paths {
-            guard let waited = waiting.removeValue(forKey: path) else { continue }
+            guard let waited = waiting[path] else { continue }
+            guard let snapshot = waited.snapshot else {
+                unfetched.append(path)
+                continue
+            }
+            waiting[path] = nil
+            waitingBytes -= snapshot.timelineByteCount
+            if let fetch = waited.fetch { awaited[fetch.id] = nil }
             do {
-                pending.append((path, waited, try waited.timeline.snapshot.encoded(with: codec)))
+                pending.append((path, waited, snapshot, try snapshot.encoded(with: codec)))
             } catch {
                 logger.error("snapshot not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
             }
         }
-        guard !pending.isEmpty else { return }
+        defer { metrics.waitingBytes.record(waitingBytes) }
+        guard !pending.isEmpty else { return unfetched }
         metrics.batch.record(pending.count)
         // One span per file, each lasting the batch's write: the files share its barriers.
-        let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.waited.timeline.trace) }
+        let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.waited.trace) }
         let failures = writer.write(pending.map { ($0.data, $0.path.file) })
         let written = DispatchTime.now()
         for (index, write) in pending.enumerated() {
-            let trace = write.waited.timeline.trace
+            let trace = write.waited.trace
             defer { spans[index]?.end() }
             if let error = failures[index] {
                 spans[index]?.recordError(error)
                 metrics.failed.increment()
                 logger.error("snapshot write failed", metadata: .traced(trace, ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"]))
-                if waiting[write.path] == nil { waiting[write.path] = write.waited }
+                if waiting[write.path] == nil {
+                    var retry = write.waited
+                    retry.fetch = nil
+                    waiting[write.path] = retry
+                    waitingBytes += write.snapshot.timelineByteCount
+                }
                 retries.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {
-                reflected[write.path] = write.waited.timeline.snapshot.header
+                reflected[write.path] = write.snapshot.header
                 metrics.written.increment()
                 metrics.lag.recordInterval(since: write.waited.since, end: written)
                 logger.debug("snapshot written", metadata: .traced(trace, ["widgetbus.file": "\(write.path)"]))
             }
         }
+        if waiting.isEmpty { waiting = [:] }  // a drained backlog gives its table's memory back
+        return unfetched
     }
 
     /// The file of `user`'s `kind`, or nil (logged) when the user id or kind could leave the root.

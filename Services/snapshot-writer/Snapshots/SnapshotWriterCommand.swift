@@ -12,7 +12,7 @@ public struct SnapshotWriterCommand: AsyncParsableCommand {
         abstract: "Keeps one JSON snapshot file per user and widget kind, written atomically, never stale.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.timelineEvents.setting, BusEndpoint.timelines.setting, .snapshotDirectory,
-            .snapshotCoalesceDelay, .snapshotDiskCheck,
+            .snapshotCoalesceDelay, .snapshotDiskCheck, .snapshotWaitingBudget,
         ] + BusSecurity.settings + ServiceMain.settings + [.logLevel])
     )
 

@@ -17,6 +17,8 @@ public struct SnapshotWriterService: BusService {
         var snapshotDirectory: String
         var coalesceDelay: Duration
         var diskCheckInterval: Duration
+        /// The bytes of timeline that may wait in memory for their writes (``SnapshotFiles``).
+        var waitingBudget: Int
         /// It binds nothing: only its connections, with CURVE when configured.
         var binding: BusBinding
 
@@ -26,16 +28,15 @@ public struct SnapshotWriterService: BusService {
             snapshotDirectory = EnvironmentSetting.snapshotDirectory.resolve(in: environment)
             coalesceDelay = .milliseconds(try EnvironmentSetting.snapshotCoalesceDelay.integer(in: environment, range: 0...10_000))
             diskCheckInterval = .seconds(try EnvironmentSetting.snapshotDiskCheck.integer(in: environment, range: 1...86_400))
+            waitingBudget = try EnvironmentSetting.snapshotWaitingBudget.integer(in: environment, range: 0...16_777_216) * 1024
             binding = try BusBinding(connectingIn: environment)
         }
     }
 
-    /// Files written per turn of the loop, so a large catch-up still lets it read events and stop.
-    static let writeBatch = 256
-    /// Events taken per turn: many times what arrives while a turn writes its ``writeBatch``
-    /// (about 150 ms on a slow disk), so that under any load the events wait in
-    /// ``SnapshotFiles``, one per file, and never pile up in libzmq's queue, which would hold
-    /// every one of them and grow with the offered load.
+    /// Events taken per turn: many times what arrives while a turn writes its batch (at most
+    /// ``WriteBatchSize/target``), so that under any load the events wait in ``SnapshotFiles``,
+    /// one per file, and never pile up in libzmq's queue, which would hold every one of them and
+    /// grow with the offered load.
     static let eventBatch = 4_096
     /// The grid writes fall due on: files first changed within the same 10 ms are written as one
     /// batch, sharing its two barriers (``AtomicFileWriter/write(_:)``).
@@ -58,7 +59,8 @@ public struct SnapshotWriterService: BusService {
     public var name: String { "snapshot-writer" }
 
     public func start(on bus: Bus) throws {
-        let files = try SnapshotFiles(root: configuration.snapshotDirectory, codec: bus.codec, logger: logger)
+        let files = try SnapshotFiles(
+            root: configuration.snapshotDirectory, waitingBudget: configuration.waitingBudget, codec: bus.codec, logger: logger)
         var received: [PublishedTimeline] = []
         let timelines = try SequencedReplica(
             PublishedTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
@@ -70,6 +72,8 @@ public struct SnapshotWriterService: BusService {
         let clock = ContinuousClock()
         let wallClock = bus.clock
         var syncedBefore = 0
+        /// Files whose fetched timeline came this turn, to write with the next batch.
+        var fetched: [SnapshotPath] = []
 
         // After a re-sync every file is read again: one changed while nothing was following is caught.
         bus.afterMessages { now in
@@ -78,26 +82,45 @@ public struct SnapshotWriterService: BusService {
             for path in files.take(received, readingDisk: readingDisk, now: now) { schedule.add(path, now: clock.now) }
             received.removeAll()
         }
-        bus.timer(dueAt: { schedule.timeUntilNextDue(now: clock.now).map { wallClock.now + $0.asSeconds } }) { now in
-            files.write(schedule.takeDue(now: clock.now, limit: Self.writeBatch), now: now)
+        // Timelines the budget kept out of memory are asked of timeline-service when due; the
+        // files answered join the next batch at once: their write was due already, and a
+        // fetched timeline held longer would stretch the budget.
+        let fetches = try bus.dealer(connectedTo: configuration.timelinesEndpoint) { frames in
+            if let payload = frames.last, let path = files.takeFetched(payload) { fetched.append(path) }
+        }
+        var batchSize = WriteBatchSize()
+        bus.timer(dueAt: {
+            fetched.isEmpty ? schedule.timeUntilNextDue(now: clock.now).map { wallClock.now + $0.asSeconds } : wallClock.now
+        }) { now in
+            let started = clock.now
+            let due = fetched + schedule.takeDue(now: started, limit: max(0, batchSize.files - fetched.count))
+            fetched.removeAll()
+            let unfetched = files.write(due, now: now)
+            batchSize.wrote(due.count - unfetched.count, in: clock.now - started)
+            for request in files.fetchRequests(for: unfetched, now: now) {
+                // Not sent (timeline-service not connected): the retry asks again.
+                _ = try fetches.send([Data(), request], dontWait: true)
+            }
         }
         bus.timer(dueAt: { files.nextRetry }) { now in
             for path in files.retriesDue(now: now) { schedule.add(path, now: clock.now) }
         }
         bus.every(configuration.diskCheckInterval.asSeconds) { _ in
-            if files.anyDiffersFromDisk(timelines.model.latest) {
+            if files.anyDiffersFromDisk() {
                 try timelines.resync(reason: "a snapshot file differs from the disk")
             }
         }
         bus.onStop { now in
-            files.write(schedule.takeAll(), now: now)  // nothing coalesced is lost on stop
+            // Nothing coalesced is lost on stop: what waits with its timeline is written; a file
+            // waiting without it is caught by the next start's re-sync, which reads every file.
+            files.write(schedule.takeAll(), now: now)
         }
 
         logger.info(
             "snapshot-writer ready",
             metadata: [
                 "widgetbus.directory": "\(configuration.snapshotDirectory)", "widgetbus.coalesce_delay": "\(configuration.coalesceDelay)",
-                "widgetbus.disk_check_interval": "\(configuration.diskCheckInterval)",
+                "widgetbus.disk_check_interval": "\(configuration.diskCheckInterval)", "widgetbus.waiting_budget_bytes": "\(configuration.waitingBudget)",
                 "widgetbus.endpoint.timeline_events": "\(configuration.timelineEventsEndpoint)", "widgetbus.endpoint.timelines": "\(configuration.timelinesEndpoint)",
             ])
         bus.onStop { _ in
@@ -108,6 +131,27 @@ public struct SnapshotWriterService: BusService {
     }
 }
 
+/// How many due files a turn writes: as many as take about ``target`` at the speed of the last
+/// batch, so that the loop reads its events at least that often however slow the disk is —
+/// writing a new file can take 100 times as long as rewriting one (ext4 without a journal scans
+/// the recently deleted inodes for each new one) — and a fast disk still shares each batch's two
+/// barriers among many files.
+struct WriteBatchSize {
+    static let target = Duration.milliseconds(50)
+    static let range = 16...256
+
+    /// The files the next batch may hold.
+    private(set) var files = range.upperBound
+
+    /// Sizes the next batch from the last: `count` files written in `duration`.
+    mutating func wrote(_ count: Int, in duration: Duration) {
+        guard count > 0 else { return }
+        let perFile = duration / count
+        let fitting = perFile > .zero ? Int(Self.target / perFile) : Self.range.upperBound
+        files = min(max(fitting, Self.range.lowerBound), Self.range.upperBound)
+    }
+}
+
 extension EnvironmentSetting {
     public static let snapshotCoalesceDelay = EnvironmentSetting(
         variable: "WIDGETBUS_SNAPSHOT_COALESCE_MS", defaultValue: "25",
@@ -115,4 +159,7 @@ extension EnvironmentSetting {
     public static let snapshotDiskCheck = EnvironmentSetting(
         variable: "WIDGETBUS_SNAPSHOT_DISK_CHECK_S", defaultValue: "60",
         purpose: "seconds between checks that rewrite snapshot files deleted or changed on disk")
+    public static let snapshotWaitingBudget = EnvironmentSetting(
+        variable: "WIDGETBUS_SNAPSHOT_WAITING_KB", defaultValue: "16384",
+        purpose: "kibibytes of timelines that may wait in memory for their files' writes; past it a change keeps only its stamp and its timeline is asked of timeline-service when due")
 }

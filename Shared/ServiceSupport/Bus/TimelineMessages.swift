@@ -25,6 +25,15 @@ public enum TimelineMessages {
         return (envelope.string("inReplyTo"), position, timelines)
     }
 
+    /// A reply to a `TimelineRequest`: the request it answers, and its timeline when it is a
+    /// `TimelineReply` (nil for an error); nil when it answers nothing.
+    public static func reply(_ payload: Data) -> (inReplyTo: String, timeline: JSONFieldScanner?)? {
+        let envelope = JSONFieldScanner(payload)
+        guard let inReplyTo = envelope.string("inReplyTo") else { return nil }
+        let timeline = envelope.string("type") == MessageType.timelineReply.rawValue ? envelope.object("body") : nil
+        return (inReplyTo, timeline)
+    }
+
     private static func position(in body: JSONFieldScanner) -> SequencePosition? {
         guard let epoch = body.string("epoch"), let sequence = body.unsignedInteger("sequence") else { return nil }
         return SequencePosition(epoch: epoch, sequence: sequence)

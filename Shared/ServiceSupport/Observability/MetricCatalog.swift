@@ -107,6 +107,12 @@ public enum MetricCatalog {
     public static let snapshotFileLag = MetricDescription(
         name: "widgetbus_snapshot_file_lag_seconds", kind: .histogram, labels: [],
         help: "How long a file had been behind its timeline when its write was done (durable): from the turn that took the first timeline event it did not show yet.")
+    public static let snapshotTimelinesFetched = MetricDescription(
+        name: "widgetbus_snapshot_timelines_fetched_total", kind: .counter, labels: [],
+        help: "Timelines asked of timeline-service when their file's write came due: the waiting-bytes budget had no room to keep them.")
+    public static let snapshotWaitingBytes = MetricDescription(
+        name: "widgetbus_snapshot_waiting_bytes", kind: .gauge, labels: [],
+        help: "Bytes of timeline waiting in memory for their files' writes (at most the budget, WIDGETBUS_SNAPSHOT_WAITING_KB, and one batch of fetched timelines).")
 
     // MARK: - metrics-ingest
 
@@ -176,6 +182,7 @@ public enum MetricCatalog {
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
         intentStatesCached, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize, snapshotFileLag,
+        snapshotTimelinesFetched, snapshotWaitingBytes,
         metricSamples, metricMessagesRefused,
         syncPasses, syncPassDuration, syncRecordsPushed, syncRecordsPending, syncTargetCommitDuration, syncUsersPending,
         pushChanges, pushesSent, pushDuration, pushesWaiting, pushTokensRefused,

@@ -17,9 +17,13 @@ public struct SnapshotPath: Hashable, Sendable, CustomStringConvertible {
 
     public let user: String
     public let kind: WidgetKind
+    /// The root, kept as given: every path of a writer shares its storage, so a path held for
+    /// each of many files costs no string of its own.
+    private let root: String
+
     /// The folder of the user's snapshot files.
-    public let directory: String
-    public let file: String
+    public var directory: String { (root as NSString).appendingPathComponent(user) }
+    public var file: String { (directory as NSString).appendingPathComponent(kind.rawValue + ".json") }
 
     public init(root: String, user: String, kind: WidgetKind) throws(Refused) {
         for (what, component) in [("user id", user), ("widget kind", kind.rawValue)] {
@@ -31,8 +35,13 @@ public struct SnapshotPath: Hashable, Sendable, CustomStringConvertible {
         }
         self.user = user
         self.kind = kind
-        directory = (root as NSString).appendingPathComponent(user)
-        file = (directory as NSString).appendingPathComponent(kind.rawValue + ".json")
+        self.root = root
+    }
+
+    /// Paths are compared within one root: the user and kind tell them apart.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(user)
+        hasher.combine(kind)
     }
 
     public var description: String { file }

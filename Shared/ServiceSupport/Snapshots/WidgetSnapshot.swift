@@ -36,6 +36,10 @@ public struct WidgetSnapshot: Sendable {
 
     public var stamp: Stamp { header.stamp }
 
+    /// The bytes of timeline it holds (its entries and policy): what it costs in memory while it
+    /// waits to be written.
+    public var timelineByteCount: Int { file.timeline.entries.bytes.count + file.timeline.policy.bytes.count }
+
     /// The file's bytes: `{"generatedAt", "kind", "metricsVersion"? (StressMonitorWidget),
     /// "schemaVersion", "stateVersion", "timeZone", "timeline": {"entries", "policy"}, "user",
     /// "validUntil"?}`, every value but `schemaVersion` spliced from the timeline body.
@@ -83,6 +87,16 @@ public struct WidgetSnapshot: Sendable {
             self.stateVersion = stateVersion
             self.metricsVersion = metricsVersion
             self.timeZone = timeZone
+        }
+
+        /// Whether this stamp is of an earlier timeline of the same widget than `later`: the same
+        /// file's, with neither version ahead of `later`'s and one behind. Versions only grow, so a
+        /// timeline built from newer state never precedes one built from older state.
+        public func precedes(_ later: Stamp) -> Bool {
+            guard schemaVersion == later.schemaVersion, kind == later.kind, user == later.user,
+                stateVersion <= later.stateVersion, (metricsVersion ?? 0) <= (later.metricsVersion ?? 0)
+            else { return false }
+            return stateVersion < later.stateVersion || (metricsVersion ?? 0) < (later.metricsVersion ?? 0)
         }
     }
 
