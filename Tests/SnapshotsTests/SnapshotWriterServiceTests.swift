@@ -47,9 +47,9 @@ import ZeroMQ
             #expect(try bus.turns(moving: clock, by: 0.1, until: condition), sourceLocation: sourceLocation)
         }
 
-        func timeline(_ user: String, version: UInt64) -> TimelineBody {
+        func timeline(_ user: String, version: UInt64, timeZone: String = "UTC") -> TimelineBody {
             TimelineBody(
-                kind: .tensionCheck, user: user, stateVersion: version, timeZone: "UTC", generatedAt: clock.now,
+                kind: .tensionCheck, user: user, stateVersion: version, timeZone: timeZone, generatedAt: clock.now,
                 timeline: WidgetState.initial(for: .tensionCheck).timeline(for: .tensionCheck, now: clock.now, timeZone: .gmt))
         }
 
@@ -220,6 +220,20 @@ import ZeroMQ
         #expect(fetches.map(\.user) == ["ann"])
         try harness.answer(fetches[0], with: harness.timeline("ann", version: 6))
         try harness.turns { harness.fileVersion("ann") == 6 }
+    }
+
+    /// A zone change keeps the versions, so a fetched timeline of later versions in another zone
+    /// cannot be ordered against the events still on their way: it is not written, and the file
+    /// is asked again.
+    @Test func aFetchedTimelineOfAnotherZoneIsNotWrittenAndTheFileIsAskedAgain() throws {
+        let harness = try Harness(waitingKB: 0)
+        try harness.answerSnapshotRequest(sequence: 1, timelines: [])
+        var fetches = try harness.awaitFetches(sending: try harness.event("ann", version: 2, sequence: 2))
+        try harness.answer(fetches[0], with: harness.timeline("ann", version: 3, timeZone: "Europe/Paris"))
+        fetches = try harness.awaitFetches()
+        #expect(harness.fileVersion("ann") == nil)
+        try harness.answer(fetches[0], with: harness.timeline("ann", version: 2))
+        try harness.turns { harness.fileVersion("ann") == 2 }
     }
 
     /// A fetch timeline-service does not answer (stopped, or not synced yet) is asked again.

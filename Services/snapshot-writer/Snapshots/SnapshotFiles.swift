@@ -67,6 +67,9 @@ final class SnapshotFiles {
     /// Files given a fetched timeline newer than the last event taken for them: an event still
     /// on its way that precedes it is not applied, so the file never goes back.
     private var fetchedAhead: [SnapshotPath: WidgetSnapshot.Stamp] = [:]
+    /// How many due files the next batch may hold.
+    var batchLimit: Int { batchSize.files }
+    private var batchSize = WriteBatchSize()
     /// Failed writes, to try again at a date of their own.
     private var retries = RefreshSchedule<SnapshotPath>()
     private let metrics = FileMetrics()
@@ -130,8 +133,14 @@ final class SnapshotFiles {
     /// Takes the newest timelines and returns the files they must be written to: those not
     /// showing their stamp. With `readingDisk` (after a re-sync) each file is read first, so
     /// one that was deleted, damaged or left behind while the writer was stopped is caught.
+    /// After a re-sync only the files of the widgets timeline-service publishes are followed: the
+    /// others are left on disk as they are, unchecked.
     func take(_ timelines: [PublishedTimeline], readingDisk: Bool, now: Date) -> [SnapshotPath] {
         defer { metrics.waitingBytes.record(waitingBytes) }
+        if readingDisk {
+            let published = Set(timelines.compactMap { try? SnapshotPath(root: root, user: $0.snapshot.stamp.user, kind: $0.snapshot.stamp.kind) })
+            reflected = reflected.filter { published.contains($0.key) }
+        }
         return timelines.compactMap { timeline in
             let snapshot = timeline.snapshot
             guard let path = path(user: snapshot.stamp.user, kind: snapshot.stamp.kind) else { return nil }
@@ -199,10 +208,10 @@ final class SnapshotFiles {
         }
     }
 
-    /// Takes timeline-service's answer to a fetch; returns the file to write at once (its write
-    /// was due already), or to schedule again, or nil. The timeline becomes the file's waiting
-    /// content when it is the one the file waits for or a newer one; an older one, or an error,
-    /// leaves the file to be asked again.
+    /// Takes timeline-service's answer to a fetch; returns the file to write with the next batch
+    /// (its write was due already), or nil. The timeline becomes the file's waiting content when
+    /// it is the one the file waits for or a newer one of the same zone; any other answer, or an
+    /// error, leaves the file to be asked again by its retry.
     func takeFetched(_ payload: Data) -> SnapshotPath? {
         guard let reply = TimelineMessages.reply(payload), let path = awaited.removeValue(forKey: reply.inReplyTo),
             var entry = waiting[path], entry.fetch?.id == reply.inReplyTo
@@ -218,8 +227,14 @@ final class SnapshotFiles {
             logger.debug("timeline fetch not answered with a timeline: asked again", metadata: ["widgetbus.file": "\(path)"])
             return nil
         }
+        // Only the same stamp, or a later one in the same zone: a zone change keeps the versions,
+        // so a timeline of other versions *and* another zone cannot be placed before or after
+        // the events still on their way. Anything else is asked again by the retry, a second on.
         let wanted = entry.header.stamp
-        guard snapshot.stamp == wanted || wanted.precedes(snapshot.stamp) else { return path }
+        guard snapshot.stamp == wanted || (wanted.precedes(snapshot.stamp) && snapshot.stamp.timeZone == wanted.timeZone) else {
+            logger.debug("fetched timeline not the one waiting: asked again", metadata: ["widgetbus.file": "\(path)"])
+            return nil
+        }
         if snapshot.stamp != wanted { fetchedAhead[path] = snapshot.stamp }
         waitingBytes += snapshot.timelineByteCount - (entry.snapshot?.timelineByteCount ?? 0)
         entry.header = snapshot.header
@@ -277,7 +292,9 @@ final class SnapshotFiles {
         metrics.batch.record(pending.count)
         // One span per file, each lasting the batch's write: the files share its barriers.
         let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.waited.trace) }
+        let started = ContinuousClock.now
         let failures = writer.write(pending.map { ($0.data, $0.path.file) })
+        batchSize.wrote(pending.count, in: ContinuousClock.now - started - writer.lastBarrierTime)
         let written = DispatchTime.now()
         for (index, write) in pending.enumerated() {
             let trace = write.waited.trace
@@ -287,10 +304,15 @@ final class SnapshotFiles {
                 metrics.failed.increment()
                 logger.error("snapshot write failed", metadata: .traced(trace, ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"]))
                 if waiting[write.path] == nil {
+                    // Within the budget only: past it the retry fetches the timeline again.
                     var retry = write.waited
                     retry.fetch = nil
+                    retry.content = nil
+                    if waitingBytes + write.snapshot.timelineByteCount <= waitingBudget {
+                        retry.content = Content(write.snapshot)
+                        waitingBytes += write.snapshot.timelineByteCount
+                    }
                     waiting[write.path] = retry
-                    waitingBytes += write.snapshot.timelineByteCount
                 }
                 retries.schedule(write.path, at: now.addingTimeInterval(Self.retryDelay))
             } else {
@@ -316,5 +338,26 @@ final class SnapshotFiles {
 
     private func header(onDiskAt path: SnapshotPath) -> WidgetSnapshot.Header? {
         FileManager.default.contents(atPath: path.file).flatMap { try? codec.decode(WidgetSnapshot.Header.self, from: $0) }
+    }
+}
+
+/// How many due files a batch holds: as many as take about ``target`` to write at the speed of
+/// the last batch, beside its two barriers (whose cost does not depend on the files), so that the
+/// loop reads its events at least that often however slow the files are — writing a new file
+/// can take 100 times as long as rewriting one (ext4 without a journal scans the recently deleted
+/// inodes for each new one) — and a fast disk still shares each batch's barriers among many files.
+struct WriteBatchSize {
+    static let target = Duration.milliseconds(50)
+    static let range = 16...256
+
+    /// The files the next batch may hold.
+    private(set) var files = range.upperBound
+
+    /// Sizes the next batch from the last: `count` files written in `duration`, barriers aside.
+    mutating func wrote(_ count: Int, in duration: Duration) {
+        guard count > 0 else { return }
+        let perFile = duration / count
+        let fitting = perFile > .zero ? Int(Self.target / perFile) : Self.range.upperBound
+        files = min(max(fitting, Self.range.lowerBound), Self.range.upperBound)
     }
 }

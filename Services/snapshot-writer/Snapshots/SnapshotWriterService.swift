@@ -33,8 +33,8 @@ public struct SnapshotWriterService: BusService {
         }
     }
 
-    /// Events taken per turn: many times what arrives while a turn writes its batch (at most
-    /// ``WriteBatchSize/target``), so that under any load the events wait in ``SnapshotFiles``,
+    /// Events taken per turn: many times what arrives while a turn writes its batch (about
+    /// ``WriteBatchSize/target`` beside its barriers), so that under any load the events wait in ``SnapshotFiles``,
     /// one per file, and never pile up in libzmq's queue, which would hold every one of them and
     /// grow with the offered load.
     static let eventBatch = 4_096
@@ -88,15 +88,12 @@ public struct SnapshotWriterService: BusService {
         let fetches = try bus.dealer(connectedTo: configuration.timelinesEndpoint) { frames in
             if let payload = frames.last, let path = files.takeFetched(payload) { fetched.append(path) }
         }
-        var batchSize = WriteBatchSize()
         bus.timer(dueAt: {
             fetched.isEmpty ? schedule.timeUntilNextDue(now: clock.now).map { wallClock.now + $0.asSeconds } : wallClock.now
         }) { now in
-            let started = clock.now
-            let due = fetched + schedule.takeDue(now: started, limit: max(0, batchSize.files - fetched.count))
+            let due = fetched + schedule.takeDue(now: clock.now, limit: max(0, files.batchLimit - fetched.count))
             fetched.removeAll()
             let unfetched = files.write(due, now: now)
-            batchSize.wrote(due.count - unfetched.count, in: clock.now - started)
             for request in files.fetchRequests(for: unfetched, now: now) {
                 // Not sent (timeline-service not connected): the retry asks again.
                 _ = try fetches.send([Data(), request], dontWait: true)
@@ -111,9 +108,10 @@ public struct SnapshotWriterService: BusService {
             }
         }
         bus.onStop { now in
-            // Nothing coalesced is lost on stop: what waits with its timeline is written; a file
-            // waiting without it is caught by the next start's re-sync, which reads every file.
-            files.write(schedule.takeAll(), now: now)
+            // Nothing coalesced is lost on stop: what waits with its timeline (fetched, due, or
+            // failed once) is written; a file waiting without it is caught by the next start's
+            // re-sync, which reads every file.
+            files.write(fetched + files.retriesDue(now: .distantFuture) + schedule.takeAll(), now: now)
         }
 
         logger.info(
@@ -128,27 +126,6 @@ public struct SnapshotWriterService: BusService {
                 "snapshot-writer stopping",
                 metadata: ["widgetbus.epoch": "\(timelines.epoch ?? "-")", "widgetbus.sequence": "\(timelines.sequence)"])
         }
-    }
-}
-
-/// How many due files a turn writes: as many as take about ``target`` at the speed of the last
-/// batch, so that the loop reads its events at least that often however slow the disk is —
-/// writing a new file can take 100 times as long as rewriting one (ext4 without a journal scans
-/// the recently deleted inodes for each new one) — and a fast disk still shares each batch's two
-/// barriers among many files.
-struct WriteBatchSize {
-    static let target = Duration.milliseconds(50)
-    static let range = 16...256
-
-    /// The files the next batch may hold.
-    private(set) var files = range.upperBound
-
-    /// Sizes the next batch from the last: `count` files written in `duration`.
-    mutating func wrote(_ count: Int, in duration: Duration) {
-        guard count > 0 else { return }
-        let perFile = duration / count
-        let fitting = perFile > .zero ? Int(Self.target / perFile) : Self.range.upperBound
-        files = min(max(fitting, Self.range.lowerBound), Self.range.upperBound)
     }
 }
 

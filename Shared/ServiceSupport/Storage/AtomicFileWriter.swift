@@ -72,6 +72,9 @@ public final class AtomicFileWriter {
     /// Whether the last batch's barriers succeeded, so that every spare's old content is no
     /// longer needed on the device.
     private var lastBarriersSucceeded = true
+    /// How long the last batch waited for its two barriers: the part of a batch's time that does
+    /// not grow with its files.
+    public private(set) var lastBarrierTime = Duration.zero
 
     public init() {}
 
@@ -97,7 +100,9 @@ public final class AtomicFileWriter {
             }
         }
         // Every staged file's content is on the device before any of them replaces a file.
+        var barrierStarted = ContinuousClock.now
         let unsynced = syncFileSystems(holding: staged.map(\.folder))
+        lastBarrierTime = ContinuousClock.now - barrierStarted
         var replaced: [(index: Int, folder: String)] = []
         for (index, folder, file) in staged {
             do {
@@ -110,7 +115,9 @@ public final class AtomicFileWriter {
             }
         }
         // Every swap and rename is on the device before the batch reports success.
+        barrierStarted = ContinuousClock.now
         let unreplaced = syncFileSystems(holding: replaced.map(\.folder))
+        lastBarrierTime += ContinuousClock.now - barrierStarted
         for (index, folder) in replaced {
             if let failure = unreplaced[folder] { failures[index] = failure }
         }
