@@ -34,9 +34,9 @@ public struct SnapshotWriterService: BusService {
     }
 
     /// Events taken per turn: many times what arrives while a turn writes its batch (about
-    /// ``WriteBatchSize/target`` beside its barriers), so that under any load the events wait in ``SnapshotFiles``,
-    /// one per file, and never pile up in libzmq's queue, which would hold every one of them and
-    /// grow with the offered load.
+    /// ``WriteBatchSize/target`` beside its barriers), so that under any load the events wait in
+    /// ``SnapshotFiles``, one per file, and never pile up in libzmq's queue, which would hold
+    /// every one of them and grow with the offered load.
     static let eventBatch = 4_096
     /// The grid writes fall due on: files first changed within the same 10 ms are written as one
     /// batch, sharing its two barriers (``AtomicFileWriter/write(_:)``).
