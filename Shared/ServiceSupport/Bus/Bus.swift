@@ -254,7 +254,8 @@ public final class Bus {
     }
 
     /// Follows the publisher at `endpoint` (a SUB) for the topics starting with any of
-    /// `topics`; `handle` gets each message's frames.
+    /// `topics`; `handle` gets each message's frames as it is taken off the socket, so that a
+    /// turn that takes a large batch holds one message at a time.
     ///
     /// - Parameters:
     ///   - batch: the most messages one turn takes. A follower that folds events into a map of
@@ -273,9 +274,7 @@ public final class Bus {
             for topic in topics { try $0.subscribe(topic) }
             try $0.connect(endpoint, security: binding.security)
         }
-        onMessages(of: socket, endpoint: binding.endpointName(of: endpoint), batch: batch, pacing: pacing) { messages in
-            for frames in messages { try handle(frames) }
-        }
+        onEachMessage(of: socket, endpoint: binding.endpointName(of: endpoint), batch: batch, pacing: pacing, handle)
     }
 
     /// A DEALER connected to `endpoint` for requests whose replies come back on their own time
@@ -286,9 +285,7 @@ public final class Bus {
             try $0.setMaxMessageSize(bytes: -1)
             try $0.connect(endpoint, security: binding.security)
         }
-        onMessages(of: socket, endpoint: binding.endpointName(of: endpoint), batch: Self.defaultBatch) { messages in
-            for frames in messages { try handle(frames) }
-        }
+        onEachMessage(of: socket, endpoint: binding.endpointName(of: endpoint), batch: Self.defaultBatch, handle)
         return socket
     }
 
@@ -458,11 +455,10 @@ public final class Bus {
         zapSocket = socket
         try socket.setLinger(milliseconds: 0)
         try socket.bind(ZAPHandler.endpoint)
-        onMessages(of: socket, endpoint: "zap", batch: Self.defaultBatch) { requests in
-            for request in requests.map(RoutedMessage.init(frames:)) {
-                if let reply = handler.reply(to: request.payloadFrames) {
-                    try socket.send(request.route + reply, dontWait: true)
-                }
+        onEachMessage(of: socket, endpoint: "zap", batch: Self.defaultBatch) { frames in
+            let request = RoutedMessage(frames: frames)
+            if let reply = handler.reply(to: request.payloadFrames) {
+                try socket.send(request.route + reply, dontWait: true)
             }
         }
         let reloads = try BusMailbox<Void>()
@@ -536,8 +532,8 @@ public final class Bus {
         }
         let server = CurveServer(socket: socket, domain: domain, monitor: monitor)
         curveServers.append(server)
-        onMessages(of: monitor, endpoint: "zap", batch: Self.defaultBatch) { [unowned self] messages in
-            for frames in messages { report(frames, of: server) }
+        onEachMessage(of: monitor, endpoint: "zap", batch: Self.defaultBatch) { [unowned self] frames in
+            report(frames, of: server)
         }
     }
 
@@ -557,7 +553,8 @@ public final class Bus {
     }
 
     /// Takes up to `batch` messages from `socket` each turn it is readable and hands them to
-    /// `handle`, reporting them as `endpoint`'s (``SocketMetrics``).
+    /// `handle` together, reporting them as `endpoint`'s (``SocketMetrics``): for a handler that
+    /// needs the batch (a group commit).
     private func onMessages(
         of socket: ZMQSocket, endpoint: String, batch: Int, while isActive: @escaping () -> Bool = { true }, pacing: TimeInterval = 0,
         answersRequests: Bool = false, _ handle: @escaping ([[Data]]) throws -> Void
@@ -581,17 +578,47 @@ public final class Bus {
         while isActive: @escaping () -> Bool = { true }, waiting: @escaping () -> Bool = { false },
         take: @escaping () throws -> [Message], _ handle: @escaping ([Message]) throws -> Void
     ) {
+        onTurns(
+            of: socket, endpoint: endpoint, pacing: pacing, batch: batch, answersRequests: answersRequests, while: isActive, waiting: waiting
+        ) { metrics in
+            let messages = try take()
+            guard !messages.isEmpty else { return 0 }
+            let start = DispatchTime.now()
+            try handle(messages)
+            metrics.took(messages.count, since: start)
+            return messages.count
+        }
+    }
+
+    /// Hands `handle` each message as it is taken off `socket`, up to `batch` a turn, reporting
+    /// them as `endpoint`'s (``SocketMetrics``). Each message's frames are let go once handled: a
+    /// turn that drains a backlog into a map of the handler's own (a follower keeping the latest
+    /// per key) holds one message at a time, never the whole batch.
+    private func onEachMessage(
+        of socket: ZMQSocket, endpoint: String, batch: Int, pacing: TimeInterval = 0, _ handle: @escaping ([Data]) throws -> Void
+    ) {
+        onTurns(of: socket, endpoint: endpoint, pacing: pacing, batch: batch, answersRequests: false) { [unowned self] metrics in
+            let start = DispatchTime.now()
+            var count = 0
+            while count < batch, !isStopping, let frames = try socket.receiveMessage(dontWait: true) {
+                try handle(frames)
+                count += 1
+            }
+            if count > 0 { metrics.took(count, since: start) }
+            return count
+        }
+    }
+
+    /// Runs `turn` each turn `socket` is readable or `waiting` holds, paced by `pacing`; `turn`
+    /// returns how many messages it took.
+    private func onTurns(
+        of socket: ZMQSocket, endpoint: String, pacing: TimeInterval, batch: Int, answersRequests: Bool,
+        while isActive: @escaping () -> Bool = { true }, waiting: @escaping () -> Bool = { false },
+        _ turn: @escaping (SocketMetrics) throws -> Int
+    ) {
         let pacing = pacing > 0 ? SocketPacing(pacing, batch: batch, answersRequests: answersRequests) : nil
         let metrics = SocketMetrics(endpoint: endpoint)
-        readers.append(
-            Reader(target: .socket(socket), isActive: isActive, pacing: pacing, waiting: waiting) {
-                let messages = try take()
-                guard !messages.isEmpty else { return 0 }
-                let start = DispatchTime.now()
-                try handle(messages)
-                metrics.took(messages.count, since: start)
-                return messages.count
-            })
+        readers.append(Reader(target: .socket(socket), isActive: isActive, pacing: pacing, waiting: waiting) { try turn(metrics) })
     }
 }
 

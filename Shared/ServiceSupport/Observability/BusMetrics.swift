@@ -25,7 +25,8 @@ struct SocketMetrics {
     let received: Counter
     /// `widgetbus_bus_batch_size{endpoint}`: messages taken in one turn.
     let batchSize: Recorder
-    /// `widgetbus_bus_handler_duration_seconds{endpoint}`: one turn's handler, for its batch.
+    /// `widgetbus_bus_handler_duration_seconds{endpoint}`: one turn's handler, for its batch
+    /// (with the taking, for a socket whose handler gets each message as it is taken).
     let handling: Timer
 
     init(endpoint: String) {

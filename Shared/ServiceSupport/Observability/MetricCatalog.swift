@@ -28,7 +28,7 @@ public enum MetricCatalog {
         help: "Messages a socket's handler took in one turn of the loop.")
     public static let busHandlerDuration = MetricDescription(
         name: "widgetbus_bus_handler_duration_seconds", kind: .histogram, labels: ["endpoint"],
-        help: "Time a socket's handler took for one turn's batch.")
+        help: "Time a socket's handler took for one turn's batch (for a subscriber, a dealer or the ZAP sockets, handed each message as it is taken, that includes taking them).")
     public static let busRequests = MetricDescription(
         name: "widgetbus_bus_requests_total", kind: .counter, labels: ["endpoint", "type"],
         help: "Requests by message type, or type=\"undecodable\" for one that did not decode (answered with its error).")
