@@ -30,29 +30,35 @@ final class SnapshotFiles {
     private let logger: Logger
     /// What each file reflects, as last written or read; absent when missing or unreadable.
     private var reflected: [SnapshotPath: WidgetSnapshot.Header] = [:]
-    /// What a file waits to show, and since when it has been behind.
+    /// What a file waits to show, and since when it has been behind. The table of waiting files
+    /// holds one inline per file — every file, after a large backlog — so what most entries lack
+    /// is held by reference: the timeline past the budget, the trace when tracing is off.
     private struct Waiting {
         /// The newest timeline's header: what the file is to reflect.
         var header: WidgetSnapshot.Header
         /// Its content; nil when the budget had no room for it, until a fetch brings it.
-        var content: Content?
-        var trace: TraceContext?
+        var content: Boxed<WidgetSnapshot>?
+        private var tracedBy: Boxed<TraceContext>?
         /// When the first timeline the file does not show yet was taken: a newer one replacing a
         /// waiting one keeps it, so the lag is counted from the oldest change not on disk.
         var since: DispatchTime
-        /// The id of the fetch of its timeline that is awaited, and when it was asked.
-        var fetch: (id: String, askedAt: Date)?
 
-        var snapshot: WidgetSnapshot? { content?.snapshot }
+        init(header: WidgetSnapshot.Header, trace: TraceContext?, since: DispatchTime) {
+            self.header = header
+            tracedBy = trace.map(Boxed.init)
+            self.since = since
+        }
+
+        var snapshot: WidgetSnapshot? { content?.value }
+        var trace: TraceContext? { tracedBy?.value }
     }
 
-    /// A waiting timeline, held by reference: the table of waiting files holds its entries
-    /// inline, one per file, and in a large backlog most of them have no timeline.
-    private final class Content {
-        let snapshot: WidgetSnapshot
+    /// A value held by reference.
+    private final class Boxed<Value> {
+        let value: Value
 
-        init(_ snapshot: WidgetSnapshot) {
-            self.snapshot = snapshot
+        init(_ value: Value) {
+            self.value = value
         }
     }
 
@@ -64,6 +70,8 @@ final class SnapshotFiles {
     private let waitingBudget: Int
     /// The files whose fetch is awaited, by the fetch's id.
     private var awaited: [String: SnapshotPath] = [:]
+    /// The fetch awaited for each of those files: its id, and when it was asked.
+    private var fetches: [SnapshotPath: (id: String, askedAt: Date)] = [:]
     /// Files given a fetched timeline newer than the last event taken for them: an event still
     /// on its way that precedes it is not applied, so the file never goes back.
     private var fetchedAhead: [SnapshotPath: WidgetSnapshot.Stamp] = [:]
@@ -156,16 +164,15 @@ final class SnapshotFiles {
                 }
             }
             guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
-            var entry = Waiting(header: snapshot.header, content: nil, trace: timeline.trace, since: .now())
+            var entry = Waiting(header: snapshot.header, trace: timeline.trace, since: .now())
             if let replaced = waiting[path] {
                 metrics.coalesced.increment()
                 logger.debug("snapshot change coalesced into a later one", metadata: .traced(replaced.trace, ["widgetbus.file": "\(path)"]))
                 entry.since = replaced.since
-                entry.fetch = replaced.fetch
                 waitingBytes -= replaced.snapshot?.timelineByteCount ?? 0
             }
             if waitingBytes + snapshot.timelineByteCount <= waitingBudget {
-                entry.content = Content(snapshot)
+                entry.content = Boxed(snapshot)
                 waitingBytes += snapshot.timelineByteCount
             }
             waiting[path] = entry
@@ -179,30 +186,25 @@ final class SnapshotFiles {
     /// is tried again after ``retryDelay``.
     func fetchRequests(for paths: [SnapshotPath], now: Date) -> [Data] {
         paths.compactMap { path in
-            guard var entry = waiting[path], entry.snapshot == nil else { return nil }
-            if let fetch = entry.fetch {
+            guard let entry = waiting[path], entry.snapshot == nil else { return nil }
+            if let fetch = fetches[path] {
                 guard now >= fetch.askedAt.addingTimeInterval(Self.retryDelay) else { return nil }  // still awaited
                 awaited[fetch.id] = nil
-                entry.fetch = nil
+                fetches[path] = nil
             }
             retries.schedule(path, at: now.addingTimeInterval(Self.retryDelay))
-            guard awaited.count < Self.fetchesAwaited else {
-                waiting[path] = entry
-                return nil
-            }
+            guard awaited.count < Self.fetchesAwaited else { return nil }
             let request = Envelope(
                 id: MessageID.random(), type: MessageType.timelineRequest.rawValue, user: path.user, sentAt: now,
                 body: TimelineRequestBody(kind: path.kind))
             do {
                 let payload = try codec.encode(request)
-                entry.fetch = (request.id, now)
+                fetches[path] = (request.id, now)
                 awaited[request.id] = path
-                waiting[path] = entry
                 metrics.fetched.increment()
                 return payload
             } catch {
                 logger.error("timeline request not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
-                waiting[path] = entry
                 return nil
             }
         }
@@ -214,9 +216,9 @@ final class SnapshotFiles {
     /// error, leaves the file to be asked again by its retry.
     func takeFetched(_ payload: Data) -> SnapshotPath? {
         guard let reply = TimelineMessages.reply(payload), let path = awaited.removeValue(forKey: reply.inReplyTo),
-            var entry = waiting[path], entry.fetch?.id == reply.inReplyTo
+            fetches[path]?.id == reply.inReplyTo, var entry = waiting[path]
         else { return nil }
-        entry.fetch = nil
+        fetches[path] = nil
         defer {
             waiting[path] = entry
             metrics.waitingBytes.record(waitingBytes)
@@ -238,7 +240,7 @@ final class SnapshotFiles {
         if snapshot.stamp != wanted { fetchedAhead[path] = snapshot.stamp }
         waitingBytes += snapshot.timelineByteCount - (entry.snapshot?.timelineByteCount ?? 0)
         entry.header = snapshot.header
-        entry.content = Content(snapshot)
+        entry.content = Boxed(snapshot)
         return path
     }
 
@@ -280,7 +282,7 @@ final class SnapshotFiles {
             }
             waiting[path] = nil
             waitingBytes -= snapshot.timelineByteCount
-            if let fetch = waited.fetch { awaited[fetch.id] = nil }
+            if let fetch = fetches.removeValue(forKey: path) { awaited[fetch.id] = nil }
             do {
                 pending.append((path, waited, snapshot, try snapshot.encoded(with: codec)))
             } catch {
@@ -306,10 +308,9 @@ final class SnapshotFiles {
                 if waiting[write.path] == nil {
                     // Within the budget only: past it the retry fetches the timeline again.
                     var retry = write.waited
-                    retry.fetch = nil
                     retry.content = nil
                     if waitingBytes + write.snapshot.timelineByteCount <= waitingBudget {
-                        retry.content = Content(write.snapshot)
+                        retry.content = Boxed(write.snapshot)
                         waitingBytes += write.snapshot.timelineByteCount
                     }
                     waiting[write.path] = retry
