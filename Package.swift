@@ -72,6 +72,8 @@ let package = Package(
         ),
         // The file-system calls Swift's Glibc module leaves out (syncfs).
         .target(name: "CFileSystem", path: "Shared/CFileSystem"),
+        // The memory call Swift's Glibc module leaves out (malloc_trim).
+        .target(name: "CMemory", path: "Shared/CMemory"),
         // The one thin Swift wrapper over libzmq.
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         // Pure widget rules and timeline builders: no I/O, injected clock and randomness.
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "ServiceSupport",
             dependencies: [
-                "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "CFileSystem",
+                "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "CFileSystem", "CMemory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),

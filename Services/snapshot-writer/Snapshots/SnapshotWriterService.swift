@@ -45,6 +45,8 @@ public struct SnapshotWriterService: BusService {
     /// grid of ``writeGranularity`` anyway, so events taken once per step of it cost a file at
     /// most one step more, and a flood of events costs one turn per step instead of one per event.
     static var eventPacing: TimeInterval { writeGranularity.asSeconds }
+    /// How often the memory freed since is given back to the system (``FreedMemory``).
+    static let memoryTrimInterval: TimeInterval = 1
 
     let configuration: Configuration
     let logger: Logger
@@ -102,6 +104,9 @@ public struct SnapshotWriterService: BusService {
         bus.timer(dueAt: { files.nextRetry }) { now in
             for path in files.retriesDue(now: now) { schedule.add(path, now: clock.now) }
         }
+        // Timelines waiting and libzmq's queue come and go in bursts; what they freed goes back
+        // to the system, so that the resident memory follows the budget instead of the last peak.
+        bus.every(Self.memoryTrimInterval) { _ in FreedMemory.returnToSystem() }
         bus.every(configuration.diskCheckInterval.asSeconds) { _ in
             if files.anyDiffersFromDisk() {
                 try timelines.resync(reason: "a snapshot file differs from the disk")
