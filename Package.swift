@@ -70,7 +70,7 @@ let package = Package(
             pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
-        // The file-system calls Swift's Glibc module leaves out (syncfs).
+        // The file-system calls Swift's Glibc module leaves out (syncfs, renameat2, leases).
         .target(name: "CFileSystem", path: "Shared/CFileSystem"),
         // The memory call Swift's Glibc module leaves out (malloc_trim).
         .target(name: "CMemory", path: "Shared/CMemory"),
