@@ -16,6 +16,14 @@ struct PublishedTimeline: Sendable {
 /// ``SnapshotFiles``'s to know — and hands each timeline on as a ``WidgetSnapshot`` whose bytes
 /// are the ones timeline-service encoded: snapshot-writer builds no timeline and decodes no entry.
 struct PublishedTimelines: ReplicaModel {
+    /// What the writer is handed: one timeline as it is published, or every timeline after a
+    /// re-sync — the files of the widgets not among them are no longer followed, and those
+    /// among them are read from the disk again.
+    enum Change: Sendable {
+        case published(PublishedTimeline)
+        case resynced([WidgetSnapshot])
+    }
+
     struct Event: Sendable {
         var position: SequencePosition
         var timeline: PublishedTimeline
@@ -52,15 +60,15 @@ struct PublishedTimelines: ReplicaModel {
     static func position(of event: Event) -> SequencePosition { event.position }
     static func position(of snapshot: Snapshot) -> SequencePosition { snapshot.position }
 
-    mutating func apply(_ event: Event) -> [PublishedTimeline] {
+    mutating func apply(_ event: Event) -> [Change] {
         widgets.insert(Self.widget(of: event.timeline.snapshot))
-        return [event.timeline]
+        return [.published(event.timeline)]
     }
 
-    /// Every timeline of the snapshot: which files differ is for the disk to say.
-    mutating func replace(with snapshot: Snapshot) -> [PublishedTimeline] {
+    /// Every timeline of the snapshot, even none: which files differ is for the disk to say.
+    mutating func replace(with snapshot: Snapshot) -> [Change] {
         widgets = Set(snapshot.snapshots.map(Self.widget(of:)))
-        return snapshot.snapshots.map { PublishedTimeline(snapshot: $0, trace: nil) }
+        return [.resynced(snapshot.snapshots)]
     }
 
     private static func widget(of snapshot: WidgetSnapshot) -> WidgetReplicas.Widget {

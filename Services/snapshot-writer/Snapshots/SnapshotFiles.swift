@@ -138,46 +138,64 @@ final class SnapshotFiles {
         close(rootLock)
     }
 
-    /// Takes the newest timelines and returns the files they must be written to: those not
-    /// showing their stamp. With `readingDisk` (after a re-sync) each file is read first, so
-    /// one that was deleted, damaged or left behind while the writer was stopped is caught.
-    /// After a re-sync only the files of the widgets timeline-service publishes are followed: the
-    /// others are left on disk as they are, unchecked.
-    func take(_ timelines: [PublishedTimeline], readingDisk: Bool, now: Date) -> [SnapshotPath] {
+    /// Takes a timeline as it is published and returns its file when the file must be written:
+    /// when it does not show the timeline's stamp already.
+    func take(_ timeline: PublishedTimeline, now: Date) -> SnapshotPath? {
         defer { metrics.waitingBytes.record(waitingBytes) }
-        if readingDisk {
-            let published = Set(timelines.compactMap { try? SnapshotPath(root: root, user: $0.snapshot.stamp.user, kind: $0.snapshot.stamp.kind) })
-            reflected = reflected.filter { published.contains($0.key) }
+        guard let path = path(user: timeline.snapshot.stamp.user, kind: timeline.snapshot.stamp.kind),
+            !isBehindFetched(path, timeline.snapshot.stamp)
+        else { return nil }
+        return wait(for: timeline, at: path, now: now)
+    }
+
+    /// Takes every timeline timeline-service publishes, after a re-sync, and returns the files
+    /// that must be written. Each file is read from the disk first, so one that was deleted,
+    /// damaged or left behind while the writer was stopped is caught; the files of widgets not
+    /// among them are no longer followed (left on disk as they are, unchecked).
+    func takeResync(_ snapshots: [WidgetSnapshot], now: Date) -> [SnapshotPath] {
+        defer { metrics.waitingBytes.record(waitingBytes) }
+        let published = snapshots.compactMap { snapshot in path(user: snapshot.stamp.user, kind: snapshot.stamp.kind).map { ($0, snapshot) } }
+        let followed = Set(published.map(\.0))
+        reflected = reflected.filter { followed.contains($0.key) }
+        return published.compactMap { path, snapshot in
+            guard !isBehindFetched(path, snapshot.stamp) else { return nil }
+            let believed = reflected[path]
+            reflected[path] = header(onDiskAt: path)
+            if believed?.isCurrent(for: snapshot.stamp, at: now) == true, reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true {
+                metrics.refreshed.increment()
+            }
+            return wait(for: PublishedTimeline(snapshot: snapshot, trace: nil), at: path, now: now)
         }
-        return timelines.compactMap { timeline in
-            let snapshot = timeline.snapshot
-            guard let path = path(user: snapshot.stamp.user, kind: snapshot.stamp.kind) else { return nil }
-            if let ahead = fetchedAhead[path] {
-                if snapshot.stamp.precedes(ahead) { return nil }
-                fetchedAhead[path] = nil
-            }
-            if readingDisk {
-                let believed = reflected[path]
-                reflected[path] = header(onDiskAt: path)
-                if believed?.isCurrent(for: snapshot.stamp, at: now) == true, reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true {
-                    metrics.refreshed.increment()
-                }
-            }
-            guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
-            var entry = Waiting(header: snapshot.header, trace: timeline.trace, since: .now())
-            if let replaced = waiting[path] {
-                metrics.coalesced.increment()
-                logger.debug("snapshot change coalesced into a later one", metadata: .traced(replaced.trace, ["widgetbus.file": "\(path)"]))
-                entry.since = replaced.since
-                waitingBytes -= replaced.snapshot?.timelineByteCount ?? 0
-            }
-            if waitingBytes + snapshot.timelineByteCount <= waitingBudget {
-                entry.content = Boxed(snapshot)
-                waitingBytes += snapshot.timelineByteCount
-            }
-            waiting[path] = entry
-            return path
+    }
+
+    /// Whether a timeline of `stamp` precedes the fetched one `path` was given ahead of the
+    /// events: it is then not applied, so the file never goes back. Any other timeline is the
+    /// fetched one or newer: the events have caught up with the fetch.
+    private func isBehindFetched(_ path: SnapshotPath, _ stamp: WidgetSnapshot.Stamp) -> Bool {
+        guard let ahead = fetchedAhead[path] else { return false }
+        if stamp.precedes(ahead) { return true }
+        fetchedAhead[path] = nil
+        return false
+    }
+
+    /// Makes `timeline` the one its file waits for, unless the file shows its stamp already;
+    /// returns the file when it waits.
+    private func wait(for timeline: PublishedTimeline, at path: SnapshotPath, now: Date) -> SnapshotPath? {
+        let snapshot = timeline.snapshot
+        guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
+        var entry = Waiting(header: snapshot.header, trace: timeline.trace, since: .now())
+        if let replaced = waiting[path] {
+            metrics.coalesced.increment()
+            logger.debug("snapshot change coalesced into a later one", metadata: .traced(replaced.trace, ["widgetbus.file": "\(path)"]))
+            entry.since = replaced.since
+            waitingBytes -= replaced.snapshot?.timelineByteCount ?? 0
         }
+        if waitingBytes + snapshot.timelineByteCount <= waitingBudget {
+            entry.content = Boxed(snapshot)
+            waitingBytes += snapshot.timelineByteCount
+        }
+        waiting[path] = entry
+        return path
     }
 
     /// The `TimelineRequest`s that fetch the timeline of each of `paths` (files whose write came

@@ -63,27 +63,29 @@ public struct SnapshotWriterService: BusService {
     public func start(on bus: Bus) throws {
         let files = try SnapshotFiles(
             root: configuration.snapshotDirectory, waitingBudget: configuration.waitingBudget, codec: bus.codec, logger: logger)
-        var received: [PublishedTimeline] = []
-        let timelines = try SequencedReplica(
-            PublishedTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
-            snapshotEndpoint: configuration.timelinesEndpoint, batch: Self.eventBatch, pacing: Self.eventPacing,
-            logger: logger
-        ) { received += $0 }
         // Writes wait on the monotonic clock: a wall-clock step must not hold them back.
         var schedule = CoalescingSchedule<SnapshotPath>(delay: configuration.coalesceDelay, granularity: Self.writeGranularity)
         let clock = ContinuousClock()
         let wallClock = bus.clock
-        var syncedBefore = 0
+        // Each timeline joins its file's wait as it is taken, so a turn's events are never all
+        // held at once beside the timelines already waiting.
+        let timelines = try SequencedReplica(
+            PublishedTimelines(), bus: bus, eventsEndpoint: configuration.timelineEventsEndpoint,
+            snapshotEndpoint: configuration.timelinesEndpoint, batch: Self.eventBatch, pacing: Self.eventPacing,
+            logger: logger
+        ) { changes in
+            for change in changes {
+                switch change {
+                case .published(let timeline):
+                    if let path = files.take(timeline, now: wallClock.now) { schedule.add(path, now: clock.now) }
+                case .resynced(let snapshots):
+                    for path in files.takeResync(snapshots, now: wallClock.now) { schedule.add(path, now: clock.now) }
+                }
+            }
+        }
         /// Files whose fetched timeline came this turn, to write with the next batch.
         var fetched: [SnapshotPath] = []
 
-        // After a re-sync every file is read again: one changed while nothing was following is caught.
-        bus.afterMessages { now in
-            let readingDisk = timelines.snapshotCount != syncedBefore
-            syncedBefore = timelines.snapshotCount
-            for path in files.take(received, readingDisk: readingDisk, now: now) { schedule.add(path, now: clock.now) }
-            received.removeAll()
-        }
         // Timelines the budget kept out of memory are asked of timeline-service when due; the
         // files answered join the next batch at once: their write was due already, and a
         // fetched timeline held longer would stretch the budget.
