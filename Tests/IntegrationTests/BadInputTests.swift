@@ -59,7 +59,10 @@ struct BadInputTests {
         #expect(try bus.pendingRecords(user: "mallory") == pendingBefore)
         let after = try bus.send(.resetWidget, user: "mallory")
         #expect(after.version == before.version + 1, "a bad request must not consume a sequence number")
-        guard case .tensionCheck(let state) = after.state else { return }
+        guard case .tensionCheck(let state) = after.state else {
+            Issue.record("expected a Tension Check state, got \(after.state)")
+            return
+        }
         #expect(state.phase == .picker)
     }
 

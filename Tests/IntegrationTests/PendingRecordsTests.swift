@@ -38,7 +38,10 @@ struct PendingRecordsTests {
 
         let after = try pending(bus, "quinn")
         #expect(after.count == 1)
-        guard case .tensionCheckIn(let remaining)? = after.first?.record else { return }
+        guard case .tensionCheckIn(let remaining)? = after.first?.record else {
+            Issue.record("expected a pending check-in, got \(after)")
+            return
+        }
         #expect(remaining.id == checkIn.id)
         #expect(remaining.interventionCompleted)
 

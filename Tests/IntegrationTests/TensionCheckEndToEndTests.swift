@@ -112,7 +112,10 @@ struct TensionCheckEndToEndTests {
             return
         }
         let skipped = try bus.send(.resetWidget, user: "dave")
-        guard case .tensionCheck(let skippedState) = skipped.state else { return }
+        guard case .tensionCheck(let skippedState) = skipped.state else {
+            Issue.record("expected a Tension Check state, got \(skipped.state)")
+            return
+        }
         #expect(skippedState.phase == .picker)
 
         guard case .tensionCheckIn(let kept)? = try bus.pendingRecords(user: "dave").first else {

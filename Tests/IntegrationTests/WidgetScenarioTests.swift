@@ -76,7 +76,10 @@ struct WidgetScenarioTests {
         var goalIDs: [String] = []
         for title in ["Ship the app", "Run a marathon", "Learn Italian"] {
             let record = try bus.send(.createGoal, user: user, body: #"{"title":"\#(title)"}"#)
-            guard case .tenX(let state) = record.state else { return }
+            guard case .tenX(let state) = record.state else {
+                Issue.record("expected a TenX state, got \(record.state)")
+                return
+            }
             goalIDs = state.activeGoals.map(\.id)
         }
         #expect(goalIDs.count == 3)
@@ -103,7 +106,10 @@ struct WidgetScenarioTests {
         let day = try bus.send(.createDayEntry, user: user, body: focuses(["Write tests", "10k run", "Duolingo"], goals: goalIDs))
         try expectRefused(bus, .createDayEntry, user: user, body: focuses(["x", "y", "z"], goals: goalIDs),
                           code: "day_already_set", app: .tenX)
-        guard case .tenX(let state) = day.state, let focus = state.dayEntries.last?.focuses.first else { return }
+        guard case .tenX(let state) = day.state, let focus = state.dayEntries.last?.focuses.first else {
+            Issue.record("expected a TenX state with a focus, got \(day.state)")
+            return
+        }
         let inProgress = try bus.timeline(.tenXHome, user: user, as: TenXWidgetSnapshot.self, atLeastVersion: day.version)
         #expect(inProgress.entries.first?.content.state == .inProgress)
         #expect(inProgress.entries.first?.content.streak == 0, "pending today does not count yet")
@@ -161,11 +167,17 @@ struct WidgetScenarioTests {
         let zone = TimeZone(identifier: "America/New_York")!
         let midnight = LocalCalendar(timeZone: zone).nextMidnight(after: timeline.entries[0].date)
         let midnightEntry = try #require(timeline.entries.first { $0.date == midnight }, "no entry at New York's midnight")
-        guard case .progress(let reset) = midnightEntry.content else { return }
+        guard case .progress(let reset) = midnightEntry.content else {
+            Issue.record("expected a progress entry at midnight, got \(midnightEntry.content)")
+            return
+        }
         #expect(reset.caloriesRemaining == 2000, "totals reset at the user's midnight")
 
         let lock = try bus.timeline(.lockScreen, user: user, as: DietWidgetContent.self, atLeastVersion: logged.version)
-        guard case .lockScreen(let lockContent) = lock.entries.first?.content else { return }
+        guard case .lockScreen(let lockContent) = lock.entries.first?.content else {
+            Issue.record("expected lock-screen content, got \(String(describing: lock.entries.first?.content))")
+            return
+        }
         #expect(lockContent.caloriesRemaining == 500)
     }
 

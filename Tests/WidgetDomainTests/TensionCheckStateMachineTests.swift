@@ -16,7 +16,10 @@ struct TensionCheckStateMachineTests {
 
         #expect(transition.state == start)
         #expect(transition.records.count == 1)
-        guard case .tensionCheckIn(let checkIn) = try #require(transition.records.first) else { return }
+        guard case .tensionCheckIn(let checkIn) = try #require(transition.records.first) else {
+            Issue.record("expected a check-in record, got \(transition.records)")
+            return
+        }
         #expect(checkIn.tensionLevel == level)
         #expect(checkIn.suggestedInterventionId == nil)
         #expect(checkIn.interventionCompleted == false)

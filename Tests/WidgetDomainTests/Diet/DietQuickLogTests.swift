@@ -105,7 +105,10 @@ struct DietQuickLogTests {
         let transition = try Machine.reduce(DietFixture.synced, .quickLogFood(foodId: "oats"), context: &context)
         #expect(transition.state.dayKey == DayKey(year: 2026, month: 11, day: 23))
         #expect(transition.state.nutrition == DietFixture.oats.portion)
-        guard case .foodLog(let entry) = try #require(transition.records.first) else { return }
+        guard case .foodLog(let entry) = try #require(transition.records.first) else {
+            Issue.record("expected a food log record, got \(transition.records)")
+            return
+        }
         #expect(entry.dayKey == DayKey(year: 2026, month: 11, day: 23))
     }
 }

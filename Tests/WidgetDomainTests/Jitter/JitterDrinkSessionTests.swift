@@ -68,7 +68,10 @@ struct JitterDrinkSessionTests {
         let done = try Machine.reduce(started, .completeDrink(sessionId: id), context: &context)
         #expect(done.state.session == nil)
         #expect(done.openURL == "jitter://complete-drink?sessionId=\(id)")
-        guard case .finishedDrink(let drink) = try #require(done.records.first) else { return }
+        guard case .finishedDrink(let drink) = try #require(done.records.first) else {
+            Issue.record("expected a finished drink record, got \(done.records)")
+            return
+        }
         #expect(drink.elapsedSeconds == 95)
     }
 
@@ -112,7 +115,10 @@ struct JitterDrinkSessionTests {
     @Test func completingJustBeforeExpiryWorks() throws {
         var context = JitterFixture.context(now: JitterFixture.session.expiresAt.addingTimeInterval(-1))
         let transition = try Machine.reduce(JitterFixture.sippingState, .completeDrink(sessionId: JitterFixture.session.id), context: &context)
-        guard case .finishedDrink(let drink) = try #require(transition.records.first) else { return }
+        guard case .finishedDrink(let drink) = try #require(transition.records.first) else {
+            Issue.record("expected a finished drink record, got \(transition.records)")
+            return
+        }
         #expect(drink.elapsedSeconds == 4 * 3600 - 1)
     }
 
