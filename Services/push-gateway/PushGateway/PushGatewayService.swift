@@ -219,50 +219,26 @@ public struct PushGatewayService: BusService {
     }
 }
 
-/// `RemoveWidgetPushToken` requests to intent-handler, on a DEALER of the bus: each resent with
-/// its id until answered (the id makes a resent request change nothing twice). A removal lost to a
-/// restart costs one more refused push: APNs refuses the token again, and it is removed then.
+/// `RemoveWidgetPushToken` requests to intent-handler, each resent with its id until answered
+/// (``ResendingRequester``: the id makes a resent request change nothing twice). A removal lost to
+/// a restart costs one more refused push: APNs refuses the token again, and it is removed then.
 final class TokenRemovals {
-    private struct Waiting {
-        var payload: Data
-        var deadline: Date
-    }
-
-    private var waiting: [String: Waiting] = [:]
-    private let socket: ZMQSocket
+    private let requests: ResendingRequester
     private let codec: WireCodec
-    private let logger: Logger
 
     init(bus: Bus, intentsEndpoint: String, logger: Logger) throws {
         codec = bus.codec
-        self.logger = logger
-        let replies = Replies()
-        socket = try bus.dealer(connectedTo: intentsEndpoint) { frames in
-            guard let payload = frames.last else { return }
-            replies.received.append(JSONFieldScanner(payload))
-        }
-        bus.afterMessages { [self] now in
-            for reply in replies.received {
-                guard let id = reply.string("inReplyTo"), waiting[id] != nil else { continue }
-                let code = reply.string("type") == MessageType.error.rawValue ? reply.object("body")?.string("code") : nil
-                switch code {
-                case nil:
-                    waiting[id] = nil
-                    logger.info("push token removed", metadata: ["widgetbus.request_id": "\(id)"])
-                case ErrorCode.internalError.rawValue?, ErrorCode.unavailable.rawValue?:
-                    waiting[id]?.deadline = now.addingTimeInterval(PushGatewayService.removalTimeout)  // sent again then
-                case let code?:
-                    waiting[id] = nil
-                    logger.error("intent-handler refused to remove a push token", metadata: ["widgetbus.request_id": "\(id)", "widgetbus.code": "\(code)"])
-                }
-            }
-            replies.received.removeAll()
-        }
-        bus.timer(dueAt: { [self] in waiting.values.map(\.deadline).min() }) { [self] now in
-            for (id, request) in waiting where request.deadline <= now {
-                logger.warning("removing a push token: intent-handler has not answered yet, asking again", metadata: ["widgetbus.request_id": "\(id)"])
-                try socket.send([Data(), request.payload], dontWait: true)
-                waiting[id]?.deadline = now.addingTimeInterval(PushGatewayService.removalTimeout)
+        requests = try ResendingRequester(
+            bus: bus, endpoint: intentsEndpoint, resendAfter: PushGatewayService.removalTimeout, attempts: nil, logger: logger
+        ) { id, outcome in
+            guard case .success(let payload) = outcome else { return }  // never given up: resent until answered
+            let reply = JSONFieldScanner(payload)
+            if reply.string("type") == MessageType.error.rawValue {
+                logger.error(
+                    "intent-handler refused to remove a push token",
+                    metadata: ["widgetbus.request_id": "\(id)", "widgetbus.code": "\(reply.object("body")?.string("code") ?? "-")"])
+            } else {
+                logger.info("push token removed", metadata: ["widgetbus.request_id": "\(id)"])
             }
         }
     }
@@ -273,13 +249,8 @@ final class TokenRemovals {
             let id = MessageID.random()
             let payload = try codec.encode(
                 Envelope(id: id, type: MessageType.removeWidgetPushToken.rawValue, user: user, sentAt: now, body: RemoveWidgetPushTokenBody(token: token)))
-            try socket.send([Data(), payload], dontWait: true)
-            waiting[id] = Waiting(payload: payload, deadline: now.addingTimeInterval(PushGatewayService.removalTimeout))
+            try requests.send(payload, id: id, now: now)
         }
-    }
-
-    private final class Replies {
-        var received: [JSONFieldScanner] = []
     }
 }
 
