@@ -195,6 +195,51 @@ struct SyncAgentTests {
         #expect(try sync.bus.widgetctl("ping", "sync-agent").status == 0)
         #expect(sync.bus.stop(.syncAgent) == 0)
     }
+
+    // MARK: - intent-handler frozen
+
+    /// Starts `widgetctl sync` for `user` with intent-handler stopped (SIGSTOP), and returns once
+    /// sync-agent has sent its pass's request a second time: the pass is waiting for intent-handler.
+    private func syncWaitingForFrozenIntentHandler(_ sync: SyncFixture, user: String) throws -> (intentHandler: Int32, sync: ServiceProcess) {
+        let intentHandler = try #require(sync.bus.running[.intentHandler]).pid
+        kill(intentHandler, SIGSTOP)
+        let request = try ServiceProcess(
+            name: "sync", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
+            environment: sync.bus.environment, logDirectory: sync.bus.root,
+            arguments: ["sync", "--user", user, "--timeout", "20000", "--attempts", "1"])
+        let agent = try #require(sync.bus.running[.syncAgent])
+        try sync.bus.waitUntil("sync-agent sends its request to intent-handler again", timeout: 10) {
+            agent.log.contains("no answer yet: sending the request again")
+        }
+        return (intentHandler, request)
+    }
+
+    @Test func aRequestUnansweredWhileIntentHandlerIsFrozenIsAnsweredOnceItResumes() throws {
+        let sync = try SyncFixture(.sqlite)
+        try sync.startAgent()
+        try sync.bus.send(.recordTension, user: "hana", body: #"{"level":3}"#)
+        let (intentHandler, request) = try syncWaitingForFrozenIntentHandler(sync, user: "hana")
+        kill(intentHandler, SIGCONT)
+        try sync.bus.waitUntil("widgetctl sync exits", timeout: 15) { !request.isRunning }
+        let result = try sync.bus.codec.decode(SyncResult.self, from: Data(request.output.utf8))
+        #expect(result.pushed == 1, "the resent request is applied once: one record pushed")
+        #expect(try sync.pending("hana").isEmpty)
+        #expect(try sync.count("stress_check_ins") == 1)
+    }
+
+    @Test func itStopsWithinTwoSecondsWhileIntentHandlerIsFrozen() throws {
+        let sync = try SyncFixture(.sqlite)
+        try sync.startAgent()
+        try sync.bus.send(.recordTension, user: "ines", body: #"{"level":3}"#)
+        let (intentHandler, request) = try syncWaitingForFrozenIntentHandler(sync, user: "ines")
+        defer { kill(intentHandler, SIGCONT) }
+        let agent = try #require(sync.bus.running[.syncAgent])
+        let started = ContinuousClock.now
+        #expect(agent.terminate(within: 5) == 0, "SIGTERM ends sync-agent with status 0")
+        let stop = ContinuousClock.now - started
+        #expect(stop < .seconds(2), "stopped in \(stop)")
+        request.kill9()
+    }
 }
 
 // MARK: - Fixture

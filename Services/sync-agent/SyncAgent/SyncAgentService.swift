@@ -4,12 +4,15 @@ import PostgresNIO
 import ServiceLifecycle
 import ServiceSupport
 
-/// sync-agent as a ServiceLifecycle service: the bus (``SyncBus``, two dedicated threads) and
+/// sync-agent as a ServiceLifecycle service: the bus (``SyncBus``, one dedicated thread) and
 /// the scheduler (``SyncScheduler``, async) joined by one `AsyncStream` of events.
 ///
 /// Graceful shutdown (SIGTERM/SIGINT): the scheduler stops starting passes and lets the ones in
 /// hand finish — upsert, acknowledgement and result — then the bus sends the last results and
-/// replies, closes its sockets and the service returns. A PostgreSQL client, when there is one,
+/// replies, closes its sockets and the service returns. A pass waiting for intent-handler gets
+/// the same grace (``SyncPlan/shutdownGrace``): then its request fails and the pass ends with
+/// nothing acknowledged (its records stay pending), so a frozen intent-handler cannot hold the
+/// stop — a cancellation alone would not reach a pass waiting for a reply. A PostgreSQL client, when there is one,
 /// is a separate service earlier in the group, so it is shut down after this one.
 public struct SyncAgentService: Service {
     let configuration: SyncAgentConfiguration
@@ -64,6 +67,7 @@ public struct SyncAgentService: Service {
                 await scheduler.run()
             } onGracefulShutdown: {
                 continuation.yield(.shutdown)
+                bus.finishRequests(within: SyncPlan.shutdownGrace.asSeconds)
             }
             continuation.finish()
             bus.shutdown()

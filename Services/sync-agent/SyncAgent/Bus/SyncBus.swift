@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import ServiceSupport
+import Synchronization
 import WidgetBusProtocol
-import ZeroMQ
 
 /// Something a client or intent-handler asked of the agent, handed from the bus thread to the
 /// scheduler.
@@ -20,35 +20,36 @@ struct ReplyRoute: Sendable {
     var requestID: String
 }
 
-/// What the async side hands back to the bus thread.
+/// What the async side hands to the bus thread.
 enum BusDelivery: Sendable {
     /// A finished pass: publish `SyncCompleted`, keep it for `SyncStatusRequest`, answer `replies`.
     case result(SyncResult, replies: [ReplyRoute])
     /// Answer these requests with an error (e.g. the agent is stopping).
     case error([ReplyRoute], user: String, code: ErrorCode, message: String)
+    /// Send this request to intent-handler; its envelope id is `id`, its reply goes to the pass
+    /// waiting for it.
+    case request(Data, id: String)
+    /// The agent is stopping: requests to intent-handler still unanswered after `grace` fail.
+    case finishRequests(within: TimeInterval)
 }
 
 /// sync-agent's ZeroMQ side, and the bridge between it and the async sync work.
 ///
-/// libzmq sockets are not thread-safe and their calls block, so every socket lives on one of two
-/// dedicated threads, never on the Swift concurrency pool (principle 7):
-///
-/// - the **bus thread** owns the sockets other processes talk to: the ROUTER at `WIDGETBUS_SYNC`
-///   (`SyncRequest`, `SyncStatusRequest`, `Ping`), the PUB at `WIDGETBUS_SYNC_EVENTS`
-///   (`SyncCompleted` with the agent's own sequence, heartbeats) and a SUB on
-///   `WIDGETBUS_STATE_EVENTS` for `state.foreground.` (`AppForegrounded`). It keeps the latest
-///   result per user, so status requests are answered right there.
-/// - the **intent-handler thread** owns a Lazy Pirate ``RequestClient`` (REQ) to
-///   `WIDGETBUS_INTENTS`. Its calls block for a round trip (longer when intent-handler is away),
-///   which is why they are not on the bus thread.
+/// libzmq sockets are not thread-safe and their calls block, so every socket lives on one
+/// dedicated thread, the bus's, never on the Swift concurrency pool (principle 7): the ROUTER at
+/// `WIDGETBUS_SYNC` (`SyncRequest`, `SyncStatusRequest`, `Ping`), the PUB at
+/// `WIDGETBUS_SYNC_EVENTS` (`SyncCompleted` with the agent's own sequence, heartbeats), a SUB on
+/// `WIDGETBUS_STATE_EVENTS` for `state.foreground.` (`AppForegrounded`), and a DEALER to
+/// `WIDGETBUS_INTENTS` for the passes' requests, each resent with its id until answered
+/// (``ResendingRequester``), so no call ever blocks the thread. It keeps the latest result per
+/// user, so status requests are answered right there.
 ///
 /// The bridge, in both directions:
 ///
 /// - bus → async: each trigger is yielded into the scheduler's `AsyncStream` (`onTrigger`);
-/// - async → intent-handler: ``request(_:)`` queues the payload with a `CheckedContinuation` for
-///   the intent-handler thread, which resumes it with the reply;
-/// - async → bus: ``deliver(_:)`` posts to the bus's ``BusMailbox``, which wakes its poll, so a
-///   reply or result leaves at once.
+/// - async → bus: ``deliver(_:)`` and ``request(_:)`` post to the bus's ``BusMailbox``, which
+///   wakes its poll, so a reply, result or request leaves at once; a request's reply resumes the
+///   pass waiting for it (``PendingReplies``).
 final class SyncBus: IntentHandlerClient, Sendable {
     struct Configuration: Sendable {
         var syncEndpoint: String
@@ -62,10 +63,20 @@ final class SyncBus: IntentHandlerClient, Sendable {
         var description: String { "sync-agent is stopping" }
     }
 
+    /// A request payload without an envelope id: it could never be matched with its reply.
+    struct UnidentifiedRequest: Error, CustomStringConvertible {
+        var description: String { "a request to intent-handler has no envelope id" }
+    }
+
+    /// How long a request to intent-handler waits for its reply before it is sent again, and how
+    /// many times it is sent before the pass fails.
+    static let requestResendAfter: TimeInterval = 2
+    static let requestAttempts = 3
+
     let configuration: Configuration
     let logger: Logger
     private let outbox: BusMailbox<BusDelivery>
-    private let intentJobs = IntentJobQueue()
+    private let replies = PendingReplies()
     private let stop = StopSignal()
 
     init(configuration: Configuration, logger: Logger) throws {
@@ -74,8 +85,8 @@ final class SyncBus: IntentHandlerClient, Sendable {
         outbox = try BusMailbox()
     }
 
-    /// Runs the bus thread (which starts and joins the intent-handler thread) until ``shutdown()``
-    /// or cancellation. `onTrigger` returns false when the scheduler no longer takes triggers.
+    /// Runs the bus thread until ``shutdown()`` or cancellation. `onTrigger` returns false when the
+    /// scheduler no longer takes triggers.
     func run(onTrigger: @escaping @Sendable (BusTrigger) -> Bool) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -90,19 +101,27 @@ final class SyncBus: IntentHandlerClient, Sendable {
         }
     }
 
-    /// Asks the bus thread to finish: it sends what is in the outbox, closes its sockets and
-    /// stops the intent-handler thread.
+    /// Asks the bus thread to finish: it sends what is in the outbox and closes its sockets;
+    /// requests to intent-handler still waiting fail.
     func shutdown() {
         stop.request()
     }
 
+    /// Requests to intent-handler not answered within `grace` fail, and later ones at once, so
+    /// that a stop waits for an unresponsive intent-handler no longer than that.
+    func finishRequests(within grace: TimeInterval) {
+        outbox.post(.finishRequests(within: grace))
+    }
+
     // MARK: - Async side
 
-    /// Sends `payload` to intent-handler (Lazy Pirate: resent with the same id on silence) and
-    /// returns the reply payload.
+    /// Sends `payload` to intent-handler (resent with the same id on silence) and returns the
+    /// reply payload.
     func request(_ payload: Data) async throws -> Data {
-        try await withCheckedThrowingContinuation { continuation in
-            intentJobs.submit(payload, continuation)
+        guard let id = JSONFieldScanner(payload).string("id") else { throw UnidentifiedRequest() }
+        return try await withCheckedThrowingContinuation { continuation in
+            guard replies.await(id, continuation) else { return }
+            if !outbox.post(.request(payload, id: id)) { replies.fail(id, with: Stopped()) }
         }
     }
 
@@ -115,10 +134,11 @@ final class SyncBus: IntentHandlerClient, Sendable {
     // MARK: - Bus thread
 
     private func serveBus(onTrigger: @escaping @Sendable (BusTrigger) -> Bool) throws {
-        defer { intentJobs.close() }  // also when a bind fails before the intent-handler thread starts
+        defer { replies.failAll(with: Stopped()) }  // also when a bind fails
         let bus = try Bus(binding: configuration.binding)
         defer { bus.close() }
         let codec = bus.codec
+        let clock = bus.clock
         var latest: [String: SyncResult] = [:]
         let publisher = try bus.publisher(
             name: "sync-agent", epoch: PublisherEpoch.random(), at: configuration.syncEventsEndpoint, lastSequence: 0)
@@ -132,21 +152,32 @@ final class SyncBus: IntentHandlerClient, Sendable {
             else { return }
             _ = onTrigger(.foreground(user: event.body.user))
         }
-        // Results of passes, including those that finish while stopping.
+        let intents = try ResendingRequester(
+            bus: bus, endpoint: configuration.intentsEndpoint, resendAfter: Self.requestResendAfter, attempts: Self.requestAttempts,
+            logger: logger
+        ) { [replies] id, outcome in
+            replies.resume(id, with: outcome)
+        }
+        // Once stopping, requests still unanswered after the grace fail: the passes waiting for
+        // them end, nothing acknowledged, so the stop is not held by an unresponsive intent-handler.
+        var requestsEndAt: Date?
+        bus.timer(dueAt: { requestsEndAt }) { [replies] _ in
+            requestsEndAt = .distantFuture
+            replies.failAll(with: Stopped())
+            intents.abandonAll()
+        }
+        // Results of passes, including those that finish while stopping, and their requests.
         bus.receive(from: outbox) { [self] deliveries in
-            try send(deliveries, requests: requests, publisher: publisher, latest: &latest, codec: codec)
-        }
-
-        let intentsThreadDone = DispatchSemaphore(value: 0)
-        let intentsThread = Thread { [self, context = bus.context] in
-            serveIntentHandlerRequests(context: context)
-            intentsThreadDone.signal()
-        }
-        intentsThread.name = "sync-agent-intents"
-        intentsThread.start()
-        defer {
-            intentJobs.close()
-            intentsThreadDone.wait()
+            for delivery in deliveries {
+                switch delivery {
+                case .request(let payload, let id):
+                    try intents.send(payload, id: id, now: clock.now)
+                case .finishRequests(let grace):
+                    requestsEndAt = min(requestsEndAt ?? .distantFuture, clock.now.addingTimeInterval(grace))
+                case .result, .error:
+                    try send(delivery, requests: requests, publisher: publisher, latest: &latest, codec: codec)
+                }
+            }
         }
 
         logger.info(
@@ -182,79 +213,67 @@ final class SyncBus: IntentHandlerClient, Sendable {
         }
     }
 
+    /// Publishes a pass's result and answers the requests waiting for it.
     private func send(
-        _ deliveries: [BusDelivery], requests: Replier, publisher: EventPublisher, latest: inout [String: SyncResult],
-        codec: WireCodec
+        _ delivery: BusDelivery, requests: Replier, publisher: EventPublisher, latest: inout [String: SyncResult], codec: WireCodec
     ) throws {
-        for delivery in deliveries {
-            switch delivery {
-            case .result(let result, let replies):
-                latest[result.user] = result
-                let sequence = publisher.lastSequence + 1
-                let event = Envelope(
-                    type: MessageType.syncCompleted.rawValue, user: result.user,
-                    body: SyncCompletedBody(epoch: publisher.epoch, sequence: sequence, result: result))
-                try publisher.publish(topic: Topic.syncCompleted(user: result.user), sequence: sequence, payload: try codec.encode(event))
-                for reply in replies {
-                    try requests.send(
-                        try codec.reply(to: reply.requestID, user: result.user, type: .syncReply, body: result), to: reply.route)
-                }
-            case .error(let replies, let user, let code, let message):
-                for reply in replies {
-                    try requests.send(codec.errorReply(to: reply.requestID, user: user, code: code, message: message), to: reply.route)
-                }
+        switch delivery {
+        case .result(let result, let replies):
+            latest[result.user] = result
+            let sequence = publisher.lastSequence + 1
+            let event = Envelope(
+                type: MessageType.syncCompleted.rawValue, user: result.user,
+                body: SyncCompletedBody(epoch: publisher.epoch, sequence: sequence, result: result))
+            try publisher.publish(topic: Topic.syncCompleted(user: result.user), sequence: sequence, payload: try codec.encode(event))
+            for reply in replies {
+                try requests.send(try codec.reply(to: reply.requestID, user: result.user, type: .syncReply, body: result), to: reply.route)
             }
+        case .error(let replies, let user, let code, let message):
+            for reply in replies {
+                try requests.send(codec.errorReply(to: reply.requestID, user: user, code: code, message: message), to: reply.route)
+            }
+        case .request, .finishRequests:
+            break
         }
     }
 
-    // MARK: - intent-handler thread
-
-    private func serveIntentHandlerRequests(context: ZMQContext) {
-        let client = RequestClient(context: context, endpoint: configuration.intentsEndpoint, security: configuration.binding.security)
-        while let (payload, continuation) = intentJobs.next() {
-            continuation.resume(with: Result { try client.request(payload) })
-        }
-        withExtendedLifetime(client) {}
-    }
 }
 
-/// The intent-handler thread's work queue: requests to send. The thread blocks on the condition
-/// while there is nothing to do.
-private final class IntentJobQueue: @unchecked Sendable {
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var requests: [(Data, CheckedContinuation<Data, any Error>)] = []
-    private var closed = false
+/// The passes waiting for intent-handler's replies, by request id: resumed from the bus thread
+/// with the reply, or failed — all of them once the agent stops, so no pass waits forever. Once
+/// closed, a new request fails at once.
+private final class PendingReplies: Sendable {
+    private struct Table {
+        var waiting: [String: CheckedContinuation<Data, any Error>] = [:]
+        var closed: (any Error)?
+    }
 
-    func submit(_ payload: Data, _ continuation: CheckedContinuation<Data, any Error>) {
-        condition.lock()
-        guard !closed else {
-            condition.unlock()
-            continuation.resume(throwing: SyncBus.Stopped())
-            return
+    private let table = Mutex(Table())
+
+    /// Keeps `continuation` for the reply to `id`; false (and `continuation` failed) once closed.
+    func await(_ id: String, _ continuation: CheckedContinuation<Data, any Error>) -> Bool {
+        let closed = table.withLock { table in
+            if table.closed == nil { table.waiting[id] = continuation }
+            return table.closed
         }
-        requests.append((payload, continuation))
-        condition.signal()
-        condition.unlock()
+        if let closed { continuation.resume(throwing: closed) }
+        return closed == nil
     }
 
-    /// The next request, waiting for one; nil once closed.
-    func next() -> (Data, CheckedContinuation<Data, any Error>)? {
-        condition.lock()
-        defer { condition.unlock() }
-        while requests.isEmpty, !closed { condition.wait() }
-        if closed { return nil }
-        return requests.removeFirst()
+    func resume(_ id: String, with outcome: Result<Data, ResendingRequester.NoReply>) {
+        table.withLock { $0.waiting.removeValue(forKey: id) }?.resume(with: outcome.mapError { $0 })
     }
 
-    /// Stops the queue: jobs still waiting fail with ``SyncBus/Stopped``.
-    func close() {
-        condition.lock()
-        closed = true
-        let abandoned = requests
-        requests.removeAll()
-        condition.broadcast()
-        condition.unlock()
-        for (_, continuation) in abandoned { continuation.resume(throwing: SyncBus.Stopped()) }
+    func fail(_ id: String, with error: any Error) {
+        table.withLock { $0.waiting.removeValue(forKey: id) }?.resume(throwing: error)
+    }
+
+    /// Fails every pass waiting, and every later request.
+    func failAll(with error: any Error) {
+        let waiting = table.withLock { table in
+            defer { (table.waiting, table.closed) = ([:], table.closed ?? error) }
+            return table.waiting
+        }
+        for continuation in waiting.values { continuation.resume(throwing: error) }
     }
 }

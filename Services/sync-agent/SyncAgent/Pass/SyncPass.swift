@@ -6,7 +6,7 @@ import Synchronization
 import WidgetBusProtocol
 
 /// A way to ask intent-handler something: one request payload in, the reply payload out.
-/// ``SyncBus`` implements it with a Lazy Pirate client on its intent-handler thread.
+/// ``SyncBus`` implements it on its bus thread, resending each request by id until answered.
 protocol IntentHandlerClient: Sendable {
     func request(_ payload: Data) async throws -> Data
 }
