@@ -108,6 +108,7 @@ let package = Package(
                 "ServiceSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -122,63 +123,79 @@ let package = Package(
         // an executable of one line that runs the command.
         .target(
             name: "IntentHandling",
-            dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: [
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Services/intent-handler/IntentHandling"
         ),
-        .executableTarget(name: "intent-handler", dependencies: ["IntentHandling"], path: "Services/intent-handler/Main"),
+        .executableTarget(name: "intent-handler", dependencies: ["IntentHandling", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/intent-handler/Main"),
         .target(
             name: "Timelines",
-            dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: [
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/timeline-service/Timelines"
         ),
-        .executableTarget(name: "timeline-service", dependencies: ["Timelines"], path: "Services/timeline-service/Main"),
+        .executableTarget(name: "timeline-service", dependencies: ["Timelines", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/timeline-service/Main"),
         .target(
             name: "Snapshots",
-            dependencies: ["ServiceSupport", "ServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            dependencies: [
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/snapshot-writer/Snapshots"
         ),
-        .executableTarget(name: "snapshot-writer", dependencies: ["Snapshots"], path: "Services/snapshot-writer/Main"),
+        .executableTarget(name: "snapshot-writer", dependencies: ["Snapshots", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/snapshot-writer/Main"),
         .target(
             name: "SyncAgent",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime",
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/sync-agent/SyncAgent"
         ),
-        .executableTarget(name: "sync-agent", dependencies: ["SyncAgent"], path: "Services/sync-agent/Main"),
+        .executableTarget(name: "sync-agent", dependencies: ["SyncAgent", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/sync-agent/Main"),
         .target(
             name: "MetricsIngest",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime",
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Services/metrics-ingest/MetricsIngest"
         ),
-        .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest"], path: "Services/metrics-ingest/Main"),
+        .executableTarget(name: "metrics-ingest", dependencies: ["MetricsIngest", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/metrics-ingest/Main"),
         // push-gateway: which device to wake with a WidgetKit push, and when (pure, on an injected
         // date), and APNs (async-http-client's HTTP/2; swift-crypto for the ES256 provider token
         // and the digests of what a timeline shows).
         .target(
             name: "PushGateway",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "ZeroMQ",
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -188,10 +205,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/push-gateway/PushGateway"
         ),
-        .executableTarget(name: "push-gateway", dependencies: ["PushGateway"], path: "Services/push-gateway/Main"),
+        .executableTarget(name: "push-gateway", dependencies: ["PushGateway", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/push-gateway/Main"),
         // app-gateway's identity model: which bearer tokens prove a user, and the bus user id a
         // proven (issuer, subject) maps to. Pure, on an injected date; jwt-kit reads the keys and
         // checks the signatures, swift-crypto hashes long subjects.
@@ -231,19 +249,22 @@ let package = Package(
             ],
             path: "Services/app-gateway/Gateway"
         ),
-        .executableTarget(name: "app-gateway", dependencies: ["AppGateway"], path: "Services/app-gateway/Main"),
+        .executableTarget(name: "app-gateway", dependencies: ["AppGateway", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/app-gateway/Main"),
         .target(
             name: "WidgetctlCommands",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "AppGatewayIdentity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ", "AppGatewayIdentity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Services/widgetctl/Commands"
         ),
-        .executableTarget(name: "widgetctl", dependencies: ["WidgetctlCommands"], path: "Services/widgetctl/Main"),
+        .executableTarget(name: "widgetctl", dependencies: ["WidgetctlCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Services/widgetctl/Main"),
         .executableTarget(
             name: "widgetbus-multicall",
-            dependencies: ["IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "PushGateway", "AppGateway", "WidgetctlCommands"],
+            dependencies: [
+                "IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "PushGateway", "AppGateway", "WidgetctlCommands",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Services/widgetbus-multicall"
         ),
         // A stand-in for APNs (HTTP/2 over TLS, with a certificate it makes): push-gateway's tests
@@ -261,7 +282,7 @@ let package = Package(
         .executableTarget(
             name: "widgetbus-loadtest",
             dependencies: [
-                "ServiceSupport", "FakeAPNs", "WidgetDomain", "ZeroMQ",
+                "ServiceSupport", "FakeAPNs", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -272,17 +293,18 @@ let package = Package(
             ],
             path: "Tools/widgetbus-loadtest"
         ),
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "ZeroMQTests", dependencies: ["CZeroMQ", "ZeroMQ"]),
         .testTarget(name: "WidgetDomainTests", dependencies: ["WidgetDomain"]),
         .testTarget(
             name: "WidgetBusProtocolTests",
-            dependencies: ["WidgetBusProtocol", .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")]),
+            dependencies: ["WidgetDomain", "WidgetBusProtocol", .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")]),
         // What several test targets share (a clock set by hand); never linked into a product.
         .target(
             name: "WidgetBusTestSupport",
             dependencies: [
                 "ServiceSupport", "ZeroMQ", .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             path: "Tests/Support"),
         .testTarget(
@@ -290,6 +312,7 @@ let package = Package(
             dependencies: [
                 "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // Each service's logic in-process: no process, no port.
         .testTarget(
@@ -297,6 +320,8 @@ let package = Package(
             dependencies: [
                 "IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         .testTarget(
             name: "SnapshotsTests",
@@ -333,6 +358,7 @@ let package = Package(
         .target(
             name: "WidgetBusClient",
             dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -352,6 +378,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(
             name: "MetricsIngestUnitTests",
@@ -363,7 +390,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs", "AppGatewayIdentity",
+                "ServiceSupport", "ZeroMQ", "CZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs", "AppGatewayIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -373,8 +400,16 @@ let package = Package(
                 "WidgetBusClient",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every Swift target must import each module whose members it uses, not rely on another file's
+// import (`MemberImportVisibility`); scripts/check-imports.py checks that Package.swift declares
+// each module a target imports.
+for target in package.targets where target.type != .system && target.type != .plugin {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -21,6 +21,9 @@ ensure_packages prometheus
 bash scripts/check-compose.sh deploy/docker-compose.yml
 
 swift build --build-tests
+# Every module a target imports is declared in its Package.swift entry (the build itself turns on
+# MemberImportVisibility, so each file imports what it uses).
+python3 scripts/check-imports.py
 # The documented Python client, run against real services (installs pyzmq if missing).
 bash scripts/check-python-example.sh .build/debug
 bash scripts/check-python-example.sh --curve .build/debug

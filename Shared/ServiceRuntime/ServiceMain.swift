@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import ServiceSupport
+import UnixSignals
 
 /// How every service executable runs: its services in one group that shuts down gracefully on
 /// SIGTERM (`docker stop`, the local runner) or SIGINT (Ctrl-C), the last listed first, so a

@@ -3,9 +3,11 @@ import AppGatewayIdentity
 import Crypto
 import Foundation
 import JWTKit
+import NIOHTTP1
 import ServiceSupport
 import Testing
 import WidgetBusProtocol
+import WidgetDomain
 
 /// What app-gateway refuses, over HTTPS against the real processes: every token that does not
 /// prove a user, input that is not what the contract says, floods, a bus that does not answer,

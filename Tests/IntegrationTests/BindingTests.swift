@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetBusProtocol
 
 /// Where the services listen: loopback unless told otherwise, and beyond it only when told twice
 /// (`WIDGETBUS_BIND_HOST` and `WIDGETBUS_INSECURE=1`), as `ss -ltn` sees the sockets.

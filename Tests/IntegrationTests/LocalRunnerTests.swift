@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOHTTP1
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetBusProtocol
 
 /// The image runs every executable from one binary, linked under each name
 /// (`deploy/stage-binaries.sh`): called by a name it is that executable — the same help, the same

@@ -1,6 +1,7 @@
 import Foundation
 import ServiceSupport
 import Testing
+import WidgetBusProtocol
 import ZeroMQ
 
 /// A configuration that would leave the bus or its metrics open, or that could not work, is

@@ -1,5 +1,7 @@
+import AppGatewayIdentity
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetBusProtocol
 
 /// widgetctl's documented contract with scripts: JSON output where a script reads it, and the
 /// exit status that `widgetctl --help` documents (0 success, 1 error reply, 2 no answer, 64 usage).

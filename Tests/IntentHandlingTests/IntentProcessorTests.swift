@@ -1,5 +1,7 @@
 import Foundation
+import InMemoryTracing
 import Testing
+import Tracing
 import W3CTraceContext
 import WidgetBusProtocol
 import WidgetBusTestSupport

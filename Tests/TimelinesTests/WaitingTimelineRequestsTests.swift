@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetBusProtocol
+import WidgetDomain
 
 @testable import Timelines
 

@@ -1,4 +1,5 @@
 import AppGateway
+import ArgumentParser
 
 @main
 enum AppGatewayMain {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Metrics
 import ServiceSupport
+import Tracing
 import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain

@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import OrderedCollections
 import ServiceSupport
+import Tracing
 import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain

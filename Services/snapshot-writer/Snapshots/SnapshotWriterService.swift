@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceSupport
 import WidgetBusProtocol
+import ZeroMQ
 
 /// Keeps one snapshot file per user and widget kind equal to the timeline timeline-service last
 /// published for it: follows its `TimelineChanged` events (re-synced from its timeline snapshot

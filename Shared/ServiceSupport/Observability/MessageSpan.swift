@@ -1,6 +1,7 @@
 import Instrumentation
 import Tracing
 import W3CTraceContext
+import WidgetBusProtocol
 
 /// The spans of a service's work on a message, through swift-distributed-tracing: whatever
 /// tracer the process bootstrapped receives them — none by default, where a span costs a call

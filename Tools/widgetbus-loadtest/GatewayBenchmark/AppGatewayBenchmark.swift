@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import FakeAPNs
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,7 +1,9 @@
 import AsyncHTTPClient
+import FakeAPNs
 import Foundation
 import Histogram
 import NIOCore
+import NIOHTTP1
 import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ

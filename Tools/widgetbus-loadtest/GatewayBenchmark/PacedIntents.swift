@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Histogram
 import NIOCore
+import NIOHTTP1
 import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ

@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import ServiceSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -7,6 +7,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOCore
+import NIOHTTP1
 import NIOSSL
 import ServiceSupport
 import WidgetBusProtocol

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import WidgetBusProtocol
 
 /// An error answered as RFC 9457 problem details (`application/problem+json`): `type`
