@@ -59,7 +59,7 @@ struct PendingRecordsTests {
             name: "watch", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
             environment: bus.environment, logDirectory: bus.root,
             arguments: ["watch", "--topic", "state.foreground.", "--count", "1", "--seconds", "10"])
-        usleep(500_000)
+        try bus.waitUntil("widgetctl watch is subscribed", timeout: 10) { watcher.log.contains("watching: subscribed") }
         let result = try bus.sendRaw("AppForeground", user: "rosa")
         #expect(result.status == 0)
         #expect(try bus.codec.decode(Envelope<PendingRecordsBody>.self, from: result.stdoutData).body.records.count == 1)

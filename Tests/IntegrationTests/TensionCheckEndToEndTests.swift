@@ -155,7 +155,7 @@ struct TensionCheckEndToEndTests {
             name: "watch", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
             environment: bus.environment, logDirectory: bus.root,
             arguments: ["watch", "--count", "2", "--seconds", "10"])
-        usleep(500_000)  // let the subscription reach the publishers (slow joiner)
+        try bus.waitUntil("widgetctl watch is subscribed", timeout: 10) { watcher.log.contains("watching: subscribed") }
         let intentID = "watched-tap"
         try bus.send(.recordTension, user: "frank", body: #"{"level":3}"#, id: intentID)
         try bus.waitUntil("watch exits after two events", timeout: 10) { !watcher.isRunning }

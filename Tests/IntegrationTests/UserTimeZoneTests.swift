@@ -18,7 +18,7 @@ struct UserTimeZoneTests {
             name: "watch", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
             environment: bus.environment, logDirectory: bus.root,
             arguments: ["watch", "--count", "2", "--seconds", "10"])
-        usleep(500_000)
+        try bus.waitUntil("widgetctl watch is subscribed", timeout: 10) { watcher.log.contains("watching: subscribed") }
         let set = try bus.sendRaw("SetTimeZone", user: "olga", body: #"{"timeZone":"Asia/Tokyo"}"#, id: "tz-1")
         #expect(set.status == 0)
         let profile = try bus.codec.decode(Envelope<UserProfile>.self, from: set.stdoutData)
