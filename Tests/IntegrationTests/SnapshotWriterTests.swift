@@ -15,6 +15,14 @@ import Glibc
 /// never outside its root.
 @Suite(.serialized)
 struct SnapshotWriterTests {
+    /// Waits until snapshot-writer has taken a message of timeline-service's publisher (its
+    /// heartbeat comes once a second): its subscription is in place, so no event is missed.
+    func waitForTimelineEvents(_ bus: BusFixture, _ metricsURL: String) throws {
+        try bus.waitUntil("snapshot-writer's subscription is in place", timeout: 10) {
+            try PrometheusText.scrape(metricsURL).value("widgetbus_bus_messages_received_total", ["endpoint": "timeline_events"]) ?? 0 > 0
+        }
+    }
+
     @Test func eachSnapshotIsTheTimelineOfTheSameStateVersion() throws {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
@@ -115,7 +123,7 @@ struct SnapshotWriterTests {
         try bus.start(.intentHandler)
         try bus.start(.timelineService)
         let metricsURL = try bus.startServingMetrics(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "400"])
-        usleep(300_000)  // the subscription reaches the publisher
+        try waitForTimelineEvents(bus, metricsURL)
         let burst = try IntentBurst(endpoint: bus.endpoint(.intents), users: ["cora"], count: 300)
         try bus.waitUntil("the burst is answered", timeout: 30) { burst.isFinished }
         let final = try #require(try burst.finalStates()["cora"])
@@ -193,10 +201,12 @@ struct SnapshotWriterTests {
         let bus = try BusFixture()
         try bus.start(.intentHandler)
         try bus.start(.timelineService)
-        try bus.start(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "5000"])
-        usleep(300_000)  // the subscription reaches the publisher
+        let metricsURL = try bus.startServingMetrics(.snapshotWriter, extraEnvironment: ["WIDGETBUS_SNAPSHOT_COALESCE_MS": "5000"])
+        try waitForTimelineEvents(bus, metricsURL)
         let record = try bus.send(.recordTension, user: "xena", body: #"{"level":5}"#)
-        usleep(1_200_000)  // the event, or a heartbeat revealing its loss, has arrived; the write waits 5 s
+        try bus.waitUntil("the timeline waits for its write (5 s)", timeout: 10) {
+            try PrometheusText.scrape(metricsURL).value("widgetbus_snapshot_waiting_bytes") ?? 0 > 0
+        }
         #expect(try bus.snapshot(.tensionCheck, user: "xena", as: TensionCheckPhase.self) == nil)
 
         #expect(bus.stop(.snapshotWriter) == 0)

@@ -173,7 +173,6 @@ struct SyncAgentTests {
         let user = "gus"
         let events = try SyncEventSubscriber(endpoint: sync.bus.endpoint(.syncEvents), topic: Topic.syncCompleted(user: user))
         for level in [0, 7] { try sync.bus.send(.recordTension, user: user, body: #"{"level":\#(level)}"#) }
-        usleep(300_000)  // the subscription reaches the publisher
 
         let foreground = try sync.bus.sendRaw("AppForeground", user: user)
         #expect(foreground.status == 0)
@@ -404,17 +403,22 @@ final class SyncFixture {
 }
 
 /// A SUB socket on sync-agent's publisher.
+/// A subscriber to sync-agent's `SyncCompleted` events of one topic.
 final class SyncEventSubscriber {
     private let context: ZMQContext
     private let socket: ZMQSocket
     private let codec = WireCodec()
 
+    /// Subscribes to `topic` and waits for the publisher's first heartbeat: from then on the
+    /// subscription is in place, and nothing published is missed.
     init(endpoint: String, topic: String) throws {
         context = try ZMQContext()
         socket = try ZMQSocket(context: context, type: .sub)
         try socket.setLinger(milliseconds: 0)
         try socket.subscribe(topic)
+        try socket.subscribe(Topic.heartbeat)
         try socket.connect(endpoint)
+        guard try receive(heartbeat: true, timeout: 10) != nil else { throw FixtureError.timedOut("sync-agent's heartbeat") }
     }
 
     deinit {
@@ -423,11 +427,17 @@ final class SyncEventSubscriber {
     }
 
     func next(timeout: Double) throws -> Envelope<SyncCompletedBody>? {
+        try receive(heartbeat: false, timeout: timeout).map { try codec.decode(Envelope<SyncCompletedBody>.self, from: $0) }
+    }
+
+    /// The payload of the next heartbeat, or of the next event, within `timeout` seconds.
+    private func receive(heartbeat: Bool, timeout: Double) throws -> Data? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if try ZMQPoller.isReadable(socket, waitingMilliseconds: 100), let frames = try socket.receiveMessage(), frames.count == 2 {
-                return try codec.decode(Envelope<SyncCompletedBody>.self, from: frames[1])
+            guard try ZMQPoller.isReadable(socket, waitingMilliseconds: 100), let frames = try socket.receiveMessage(), frames.count == 2 else {
+                continue
             }
+            if (frames[0] == Data(Topic.heartbeat.utf8)) == heartbeat { return frames[1] }
         }
         return nil
     }
