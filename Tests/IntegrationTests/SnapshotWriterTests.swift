@@ -332,8 +332,8 @@ struct SnapshotWriterTests {
     }
 
     func inode(_ url: URL) -> UInt64? {
-        var info = stat()
-        return stat(url.path, &info) == 0 ? UInt64(info.st_ino) : nil
+        let number = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.systemFileNumber]
+        return number as? UInt64 ?? (number as? NSNumber)?.uint64Value
     }
 }
 

@@ -221,7 +221,7 @@ struct SyncAgentTests {
         kill(intentHandler, SIGCONT)
         try sync.bus.waitUntil("widgetctl sync exits", timeout: 15) { !request.isRunning }
         let result = try sync.bus.codec.decode(SyncResult.self, from: Data(request.output.utf8))
-        #expect(result.pushed == 1, "the resent request is applied once: one record pushed")
+        #expect(result.pushed == 1, "the pass that waited goes on once intent-handler resumes: one record pushed")
         #expect(try sync.pending("hana").isEmpty)
         #expect(try sync.count("stress_check_ins") == 1)
     }

@@ -86,21 +86,39 @@ import ZeroMQ
         #expect(try harness.received(waitingMilliseconds: 100).isEmpty, "an answered request is not sent again")
     }
 
-    @Test func anUnavailableReplyCountsAsNoAnswerAndTheLastAttemptUnansweredFails() throws {
+    @Test func anUnavailableReplyDefersTheResendAndIsTheAnswerWhenTheAttemptsRunOut() throws {
         let harness = try Harness(attempts: 2)
         try harness.requester.send(Data(Self.request.utf8), id: "r1", now: harness.clock.now)
         try harness.bus.turn(waitingAtMost: 0)
         let first = try #require(try harness.received().first)
-        try harness.answer(first.route, #"{"id":"e1","inReplyTo":"r1","type":"Error","body":{"code":"unavailable","message":"busy"}}"#)
+        harness.clock.advance(by: 1.5)
+        let refusal = #"{"id":"e1","inReplyTo":"r1","type":"Error","body":{"code":"unavailable","message":"busy"}}"#
+        try harness.answer(first.route, refusal)
         try harness.bus.turn(waitingAtMost: 1)  // until the reply is taken
-        #expect(harness.answers.isEmpty, "an unavailable reply is not an answer")
+        #expect(harness.answers.isEmpty, "an unavailable reply is not an answer yet")
 
-        harness.clock.advance(by: 2)
+        harness.clock.advance(by: 0.5)
         try harness.bus.turn(waitingAtMost: 0)
-        #expect(try harness.received().map(\.payload) == [Self.request], "sent again: the second attempt")
+        #expect(try harness.received(waitingMilliseconds: 100).isEmpty, "the refusal restarted the wait: not sent again at 2 s")
+        harness.clock.advance(by: 1.5)
+        try harness.bus.turn(waitingAtMost: 0)
+        #expect(try harness.received().map(\.payload) == [Self.request], "sent again 2 s after the refusal: the second attempt")
         harness.clock.advance(by: 2)
         try harness.bus.turn(waitingAtMost: 0)
         #expect(try harness.received(waitingMilliseconds: 100).isEmpty, "no third attempt")
+        #expect(harness.answers.map(\.id) == ["r1"])
+        #expect(try harness.answers.first?.outcome.get() == Data(refusal.utf8), "the last refusal is the answer")
+    }
+
+    @Test func aRequestNeverAnsweredFailsWithNoReplyAfterItsAttempts() throws {
+        let harness = try Harness(attempts: 2)
+        try harness.requester.send(Data(Self.request.utf8), id: "r1", now: harness.clock.now)
+        try harness.bus.turn(waitingAtMost: 0)
+        harness.clock.advance(by: 2)
+        try harness.bus.turn(waitingAtMost: 0)
+        #expect(try harness.received().count == 2, "the first attempt and the second")
+        harness.clock.advance(by: 2)
+        try harness.bus.turn(waitingAtMost: 0)
         #expect(harness.answers.map(\.id) == ["r1"])
         #expect(throws: ResendingRequester.NoReply.self) { try harness.answers.first?.outcome.get() }
     }

@@ -10,10 +10,12 @@ import ServiceSupport
 /// Graceful shutdown (SIGTERM/SIGINT): the scheduler stops starting passes and lets the ones in
 /// hand finish — upsert, acknowledgement and result — then the bus sends the last results and
 /// replies, closes its sockets and the service returns. A pass waiting for intent-handler gets
-/// the same grace (``SyncPlan/shutdownGrace``): then its request fails and the pass ends with
-/// nothing acknowledged (its records stay pending), so a frozen intent-handler cannot hold the
-/// stop — a cancellation alone would not reach a pass waiting for a reply. A PostgreSQL client, when there is one,
-/// is a separate service earlier in the group, so it is shut down after this one.
+/// the same grace (``SyncPlan/shutdownGrace``): then its request fails and the pass ends, so a
+/// frozen intent-handler cannot hold the stop — a cancellation alone would not reach a pass
+/// waiting for a reply. (A copy of its acknowledgement already sent may still be applied when
+/// intent-handler resumes: the records it clears are stored at the target already.) A
+/// PostgreSQL client, when there is one, is a separate service earlier in the group, so it is
+/// shut down after this one.
 public struct SyncAgentService: Service {
     let configuration: SyncAgentConfiguration
     let target: any SyncTarget

@@ -8,8 +8,9 @@ import ZeroMQ
 /// ``attempts`` times.
 ///
 /// Resending is safe because the servers are idempotent by request id. An `unavailable` or
-/// `internal_error` reply (the server shed the request, or failed before committing it) counts
-/// as no answer yet. A DEALER, unlike a REQ socket, is never stuck on a lost reply, so one socket
+/// `internal` error reply (the server shed the request, or failed before committing it) counts
+/// as no answer yet: the request is sent again when its wait is over, and when the attempts run
+/// out that reply is its answer. Deadlines are on the bus's clock: a step of it moves them. A DEALER, unlike a REQ socket, is never stuck on a lost reply, so one socket
 /// carries every request, many in flight, on the bus's own thread: nothing blocks waiting for a
 /// round trip, and a stop is never held by one. Owned by the bus's thread, and kept by the bus
 /// (its handlers hold it) for as long as the bus runs.
@@ -24,13 +25,16 @@ public final class ResendingRequester {
         }
     }
 
-    /// Called with each request's outcome, once: its reply's payload, or ``NoReply``.
+    /// Called with each request's outcome, once: its reply's payload (an error reply of the last
+    /// attempt included), or ``NoReply`` when no reply came at all.
     public typealias Answer = (_ id: String, _ outcome: Result<Data, NoReply>) -> Void
 
     private struct Waiting {
         var payload: Data
         var sent: Int
         var deadline: Date
+        /// The last `unavailable` or `internal` reply: the answer if the attempts run out.
+        var lastRefusal: Data?
     }
 
     private var waiting: [String: Waiting] = [:]
@@ -57,6 +61,7 @@ public final class ResendingRequester {
             switch reply.string("type") == MessageType.error.rawValue ? reply.object("body")?.string("code") : nil {
             case ErrorCode.unavailable.rawValue?, ErrorCode.internalError.rawValue?:
                 waiting[id]?.deadline = clock.now.addingTimeInterval(resendAfter)  // sent again then
+                waiting[id]?.lastRefusal = payload
             default:
                 waiting[id] = nil
                 answer(id, .success(payload))
@@ -66,7 +71,7 @@ public final class ResendingRequester {
             for (id, request) in waiting where request.deadline <= now {
                 if let attempts, request.sent >= attempts {
                     waiting[id] = nil
-                    answer(id, .failure(NoReply(endpoint: endpoint, attempts: attempts, resendAfter: resendAfter)))
+                    answer(id, request.lastRefusal.map { .success($0) } ?? .failure(NoReply(endpoint: endpoint, attempts: attempts, resendAfter: resendAfter)))
                     continue
                 }
                 logger.warning(
@@ -89,6 +94,8 @@ public final class ResendingRequester {
     private func transmit(_ id: String, _ payload: Data, now: Date) throws {
         // Not sent (the peer not connected, its queue full): the deadline sends it again.
         _ = try socket.send([Data(), payload], dontWait: true)
-        waiting[id] = Waiting(payload: payload, sent: (waiting[id]?.sent ?? 0) + 1, deadline: now.addingTimeInterval(resendAfter))
+        let earlier = waiting[id]
+        waiting[id] = Waiting(
+            payload: payload, sent: (earlier?.sent ?? 0) + 1, deadline: now.addingTimeInterval(resendAfter), lastRefusal: earlier?.lastRefusal)
     }
 }

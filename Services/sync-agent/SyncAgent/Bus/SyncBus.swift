@@ -159,10 +159,16 @@ final class SyncBus: IntentHandlerClient, Sendable {
             replies.resume(id, with: outcome)
         }
         // Once stopping, requests still unanswered after the grace fail: the passes waiting for
-        // them end, nothing acknowledged, so the stop is not held by an unresponsive intent-handler.
-        var requestsEndAt: Date?
-        bus.timer(dueAt: { requestsEndAt }) { [replies] _ in
-            requestsEndAt = .distantFuture
+        // them end, so the stop is not held by an unresponsive intent-handler. The grace is on the
+        // monotonic clock (a step of the wall clock must not stretch it); the timer is due at
+        // "wall now plus what is left".
+        var requestsEndAt: ContinuousClock.Instant?
+        var requestsEnded = false
+        bus.timer(dueAt: {
+            requestsEnded ? nil : requestsEndAt.map { clock.now.addingTimeInterval(max(0, ContinuousClock.now.duration(to: $0).asSeconds)) }
+        }) { [replies] _ in
+            guard let end = requestsEndAt, ContinuousClock.now >= end else { return }
+            requestsEnded = true
             replies.failAll(with: Stopped())
             intents.abandonAll()
         }
@@ -171,9 +177,11 @@ final class SyncBus: IntentHandlerClient, Sendable {
             for delivery in deliveries {
                 switch delivery {
                 case .request(let payload, let id):
-                    try intents.send(payload, id: id, now: clock.now)
+                    // After the grace its pass has failed already: nothing to send.
+                    if !requestsEnded { try intents.send(payload, id: id, now: clock.now) }
                 case .finishRequests(let grace):
-                    requestsEndAt = min(requestsEndAt ?? .distantFuture, clock.now.addingTimeInterval(grace))
+                    let end = ContinuousClock.now + .seconds(grace)
+                    requestsEndAt = min(requestsEndAt ?? end, end)
                 case .result, .error:
                     try send(delivery, requests: requests, publisher: publisher, latest: &latest, codec: codec)
                 }
