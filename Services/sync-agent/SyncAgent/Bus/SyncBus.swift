@@ -182,8 +182,12 @@ final class SyncBus: IntentHandlerClient, Sendable {
                 case .finishRequests(let grace):
                     let end = ContinuousClock.now + .seconds(grace)
                     requestsEndAt = min(requestsEndAt ?? end, end)
-                case .result, .error:
-                    try send(delivery, requests: requests, publisher: publisher, latest: &latest, codec: codec)
+                case .result(let result, let replies):
+                    try publish(result, answering: replies, requests: requests, publisher: publisher, latest: &latest, codec: codec)
+                case .error(let replies, let user, let code, let message):
+                    for reply in replies {
+                        try requests.send(codec.errorReply(to: reply.requestID, user: user, code: code, message: message), to: reply.route)
+                    }
                 }
             }
         }
@@ -222,26 +226,18 @@ final class SyncBus: IntentHandlerClient, Sendable {
     }
 
     /// Publishes a pass's result and answers the requests waiting for it.
-    private func send(
-        _ delivery: BusDelivery, requests: Replier, publisher: EventPublisher, latest: inout [String: SyncResult], codec: WireCodec
+    private func publish(
+        _ result: SyncResult, answering replies: [ReplyRoute], requests: Replier, publisher: EventPublisher,
+        latest: inout [String: SyncResult], codec: WireCodec
     ) throws {
-        switch delivery {
-        case .result(let result, let replies):
-            latest[result.user] = result
-            let sequence = publisher.lastSequence + 1
-            let event = Envelope(
-                type: MessageType.syncCompleted.rawValue, user: result.user,
-                body: SyncCompletedBody(epoch: publisher.epoch, sequence: sequence, result: result))
-            try publisher.publish(topic: Topic.syncCompleted(user: result.user), sequence: sequence, payload: try codec.encode(event))
-            for reply in replies {
-                try requests.send(try codec.reply(to: reply.requestID, user: result.user, type: .syncReply, body: result), to: reply.route)
-            }
-        case .error(let replies, let user, let code, let message):
-            for reply in replies {
-                try requests.send(codec.errorReply(to: reply.requestID, user: user, code: code, message: message), to: reply.route)
-            }
-        case .request, .finishRequests:
-            break
+        latest[result.user] = result
+        let sequence = publisher.lastSequence + 1
+        let event = Envelope(
+            type: MessageType.syncCompleted.rawValue, user: result.user,
+            body: SyncCompletedBody(epoch: publisher.epoch, sequence: sequence, result: result))
+        try publisher.publish(topic: Topic.syncCompleted(user: result.user), sequence: sequence, payload: try codec.encode(event))
+        for reply in replies {
+            try requests.send(try codec.reply(to: reply.requestID, user: result.user, type: .syncReply, body: result), to: reply.route)
         }
     }
 
