@@ -113,17 +113,38 @@ struct GatewayLogicTests {
     }
 
     @Test func aLiveStreamKeepsTheNewestOfEachKindAndNeverGoesBack() async {
-        let stream = LiveStream(user: "u")
+        let stream = LiveStream(user: "u", serial: 0)
         stream.offer(Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z"))
         stream.offer(Self.change(.tensionCheck, state: 2, at: "2026-11-27T10:00:01.000Z"))
         stream.offer(Self.change(.jitter, state: 5, at: "2026-11-27T10:00:02.000Z"))
         stream.offer(Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z"))
-        let first = await stream.next(timeout: .seconds(5))
+        let first = await stream.next()
         #expect(first.map { String(decoding: $0.frame, as: UTF8.self) } == ["TensionCheckWidget-2\n", "JitterWidget-5\n"])
         stream.offer(Self.change(.tensionCheck, state: 2, at: "2026-11-27T10:00:01.000Z"))  // written already
-        #expect(await stream.next(timeout: .milliseconds(10)).isEmpty, "nothing new: a heartbeat's turn")
+        stream.beat()
+        #expect(await stream.next().isEmpty, "nothing new: a heartbeat's turn")
         stream.close()
-        #expect(await stream.next(timeout: .seconds(60)).isEmpty, "a closed stream returns at once")
+        #expect(await stream.next().isEmpty, "a closed stream returns at once")
+    }
+
+    @Test func aHeartbeatEndsTheWaitItFindsOrTheNextOneOnce() async {
+        let stream = LiveStream(user: "u", serial: 0)
+        // Whether the beat finds the reader waiting or comes just before it waits, the wait ends.
+        async let beaten = stream.next()
+        stream.beat()
+        #expect(await beaten.isEmpty)
+        // That beat is spent: the next wait lasts until a change.
+        async let changed = stream.next()
+        stream.offer(Self.change(.jitter, state: 1, at: "2026-11-27T10:00:00.000Z"))
+        #expect(await changed.count == 1)
+        // A beat that comes while changes are being written is not owed afterwards: they showed
+        // the stream alive.
+        stream.offer(Self.change(.jitter, state: 2, at: "2026-11-27T10:00:01.000Z"))
+        stream.beat()
+        #expect(await stream.next().count == 1)
+        async let later = stream.next()
+        stream.offer(Self.change(.jitter, state: 3, at: "2026-11-27T10:00:02.000Z"))
+        #expect(await later.count == 1)
     }
 
     @Test func liveStreamsHandAChangeOnlyToItsUsersStreamsAndTheNewestWinsPastTheLimit() async throws {
@@ -137,9 +158,17 @@ struct GatewayLogicTests {
         var change = Self.change(.dietProgress, state: 1, at: "2026-11-27T10:00:00.000Z")
         change.user = "alice"
         streams.deliver([change])
-        #expect(await alice.next(timeout: .seconds(5)).count == 1)
-        #expect(await third.next(timeout: .seconds(5)).count == 1)
-        #expect(await bob.next(timeout: .milliseconds(10)).isEmpty)
+        #expect(await alice.next().count == 1)
+        #expect(await third.next().count == 1)
+        // Four streams opened, dealt round two slices: bob's (the third) is in slice 0.
+        streams.beat(slice: 0, of: 2)
+        #expect(await bob.next().isEmpty, "bob's stream got the heartbeat, not alice's change")
+        // alice (the second) is in slice 1: that beat was not hers, so her next wait lasts until a change.
+        async let aliceWaits = alice.next()
+        var second = Self.change(.dietProgress, state: 2, at: "2026-11-27T10:00:01.000Z")
+        second.user = "alice"
+        streams.deliver([second])
+        #expect(await aliceWaits.map(\.version.state) == [2])
         streams.remove(alice)
         #expect(streams.count == 2)
     }

@@ -50,7 +50,7 @@ public struct AppGatewayCommand: AsyncParsableCommand {
                 api: api, tokens: VerifiedTokens(verifier: verifier, leeway: settings.tokenLeeway), settings: settings, logger: logger)
             // The server is listed last, so a shutdown stops it first: no request arrives once
             // the bus thread is gone.
-            return [bus, application]
+            return [bus, LiveStreamHeartbeat(streams: streams, interval: settings.limits.heartbeat), application]
         }
     }
 }
@@ -69,7 +69,7 @@ enum GatewayServer {
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
         }
-        api.addRoutes(to: router.group("v1").add(middleware: AuthenticationMiddleware(tokens: tokens)))
+        api.addRoutes(to: router.group(RouterPath(GatewayAPI.pathPrefix)).add(middleware: AuthenticationMiddleware(tokens: tokens)))
 
         var requests = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(settings.idleTimeout.asSeconds)))
         requests.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
@@ -90,7 +90,7 @@ enum GatewayServer {
         }
         let scheme = settings.tls == nil ? "http" : "https"
         return Application(
-            router: router, server: server,
+            responder: LastingResponseResponder(base: router.buildResponder(), lastingPaths: GatewayAPI.lastingPaths), server: server,
             configuration: .init(
                 address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1_024,
                 availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections)),

@@ -9,7 +9,7 @@ import Synchronization
 
 /// What a request carries through the gateway: Hummingbird's core, the peer's address (for the
 /// per-address limit) and, once its token is verified, the bus user it proved.
-struct GatewayRequestContext: RequestContext {
+struct GatewayRequestContext: RequestContext, Sendable {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
     /// The bus user id the bearer token proved; nil before ``AuthenticationMiddleware``.

@@ -22,7 +22,8 @@ struct GatewayAPI: Sendable {
         var samplesBodyBytes = 768 * 1024
         /// The longest a request waits for the bus before it is answered `503`.
         var busPatience: Duration = .seconds(3)
-        /// How often an idle event stream gets a comment line, so proxies and clients see it live.
+        /// How often an idle event stream gets a comment line, so proxies and clients see it live
+        /// (``LiveStreamHeartbeat``).
         var heartbeat: Duration = .seconds(15)
         /// Event streams one user may hold open at once.
         var streamsPerUser = 8
@@ -42,11 +43,16 @@ struct GatewayAPI: Sendable {
     static let traceparent = HTTPField.Name("traceparent")!
     static let tracestate = HTTPField.Name("tracestate")!
 
-    /// One operation of the API: its method and path under `/v1` (`:name` a path parameter), as
-    /// docs/openapi.yaml lists it, and what answers it.
+    /// The prefix of every operation's path.
+    static let pathPrefix = "v1"
+
+    /// One operation of the API: its method and path under ``pathPrefix`` (`:name` a path
+    /// parameter), as docs/openapi.yaml lists it, whether its response lasts (written for as long
+    /// as the client listens, ``LastingResponseResponder``), and what answers it.
     struct Route: Sendable {
         var method: HTTPRequest.Method
         var path: String
+        var lasts = false
         var answer: @Sendable (GatewayAPI, Request, GatewayRequestContext) async throws -> Response
     }
 
@@ -59,10 +65,15 @@ struct GatewayAPI: Sendable {
         Route(method: .put, path: "push-tokens/:token") { try await $0.putPushToken($1, $2) },
         Route(method: .delete, path: "push-tokens/:token") { try await $0.deletePushToken($1, $2) },
         Route(method: .post, path: "samples") { try await $0.postSamples($1, $2) },
-        Route(method: .get, path: "events") { try await $0.events($1, $2) },
+        Route(method: .get, path: "events", lasts: true) { try await $0.events($1, $2) },
     ]
 
-    /// Adds ``routes`` to `api`, the `/v1` group the router has put behind authentication.
+    /// The request paths whose responses last.
+    static var lastingPaths: Set<String> {
+        Set(routes.filter(\.lasts).map { "/\(pathPrefix)/\($0.path)" })
+    }
+
+    /// Adds ``routes`` to `api`, the ``pathPrefix`` group the router has put behind authentication.
     func addRoutes(to api: RouterGroup<GatewayRequestContext>) {
         for route in Self.routes {
             api.on(RouterPath(route.path), method: route.method) { request, context -> Response in try await route.answer(self, request, context) }
@@ -258,7 +269,7 @@ struct GatewayAPI: Sendable {
                         }
                     }
                     while !stream.isClosed {
-                        let changes = await stream.next(timeout: limits.heartbeat)
+                        let changes = await stream.next()
                         if changes.isEmpty {
                             guard !stream.isClosed else { break }
                             try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))

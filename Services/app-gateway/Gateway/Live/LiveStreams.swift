@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import ServiceLifecycle
 import ServiceSupport
 import Synchronization
 import WidgetDomain
@@ -14,19 +15,21 @@ final class LiveStream: Sendable {
     private struct State {
         var pending: [WidgetKind: LiveTimeline] = [:]
         var written: [WidgetKind: TimelineVersion] = [:]
-        /// The one reader's wait, with the number of that wait (its timer wakes only that one).
-        var waiter: (wait: UInt64, continuation: CheckedContinuation<Void, Never>)?
-        var waits: UInt64 = 0
-        /// The last wait whose timer ran out.
-        var timedOut: UInt64 = 0
+        /// The one reader's wait for a change, a heartbeat or the end.
+        var waiter: CheckedContinuation<Void, Never>?
+        /// A heartbeat came while the reader was not waiting: its next wait ends at once.
+        var beatMissed = false
         var closed = false
     }
 
     let user: String
+    /// Its place in the order streams opened: which of the heartbeat's slices it is in.
+    let serial: Int
     private let state = Mutex(State())
 
-    init(user: String) {
+    init(user: String, serial: Int) {
         self.user = user
+        self.serial = serial
     }
 
     /// Adds `change` unless the stream already holds or wrote a timeline at least as new.
@@ -38,47 +41,50 @@ final class LiveStream: Sendable {
             }
             state.pending[change.kind] = change
             defer { state.waiter = nil }
-            return state.waiter?.continuation
+            return state.waiter
         }
         waiter?.resume()
     }
 
-    /// The changes to write now, in the order they happened (their event ids), once there are any; empty when `timeout` passes
-    /// first (time for a heartbeat) or the stream was closed. One reader calls it at a time.
-    func next(timeout: Duration) async -> [LiveTimeline] {
+    /// The changes to write now, in the order they happened (their event ids), once there are
+    /// any; empty when a heartbeat is due (``beat()``) or the stream was closed. One reader calls
+    /// it at a time.
+    func next() async -> [LiveTimeline] {
         if let changes = takePending() { return changes }
-        let wait = state.withLock { state in
-            state.waits += 1
-            return state.waits
-        }
-        let timer = Task { [self] in
-            try? await Task.sleep(for: timeout)
-            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-                state.timedOut = wait
-                guard state.waiter?.wait == wait else { return nil }
-                defer { state.waiter = nil }
-                return state.waiter?.continuation
-            }
-            waiter?.resume()
-        }
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state in
-                if state.closed || !state.pending.isEmpty || state.timedOut >= wait { return true }
-                state.waiter = (wait, continuation)
+                if state.closed || !state.pending.isEmpty { return true }
+                if state.beatMissed {
+                    state.beatMissed = false
+                    return true
+                }
+                state.waiter = continuation
                 return false
             }
             if resumeNow { continuation.resume() }
         }
-        timer.cancel()
         return takePending() ?? []
     }
 
-    /// Ends the stream: ``next(timeout:)`` returns at once from now on.
+    /// A heartbeat is due: the reader's wait ends now, or its next one at once.
+    func beat() {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard let waiter = state.waiter else {
+                state.beatMissed = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Ends the stream: ``next()`` returns at once from now on.
     func close() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
             state.closed = true
             defer { state.waiter = nil }
-            return state.waiter?.continuation
+            return state.waiter
         }
         waiter?.resume()
     }
@@ -88,6 +94,8 @@ final class LiveStream: Sendable {
     private func takePending() -> [LiveTimeline]? {
         state.withLock { state in
             guard !state.pending.isEmpty else { return nil }
+            // What is written now shows the stream alive as a heartbeat would.
+            state.beatMissed = false
             let changes = state.pending.values.sorted { $0.position.sequence < $1.position.sequence }
             for change in changes { state.written[change.kind] = change.version }
             state.pending.removeAll(keepingCapacity: true)
@@ -103,12 +111,13 @@ final class LiveStreams: Sendable {
 
     /// Each user's streams, oldest first.
     private let streams = Mutex([String: [LiveStream]]())
+    private let opened = Atomic<Int>(0)
 
     /// Opens a stream for `user`, which receives every change published from now on. When the
     /// user already holds `limit`, the oldest of them is closed: the newest wins, as a client that
     /// reconnects is usually the one whose old stream the gateway has not yet seen go.
     func open(user: String, atMost limit: Int) -> LiveStream {
-        let stream = LiveStream(user: user)
+        let stream = LiveStream(user: user, serial: opened.wrappingAdd(1, ordering: .relaxed).oldValue)
         let evicted: LiveStream? = streams.withLock { streams in
             var held = streams[user, default: []]
             held.append(stream)
@@ -138,6 +147,35 @@ final class LiveStreams: Sendable {
         }
     }
 
+    /// Gives the streams of one slice their heartbeat (``LiveStream/beat()``). Streams are dealt
+    /// round `slices` in the order they opened, so a beat wakes one slice of them, and a change
+    /// published meanwhile waits behind a few heartbeats' writes rather than every stream's.
+    func beat(slice: Int, of slices: Int) {
+        let due = streams.withLock { $0.values.joined().filter { $0.serial % slices == slice } }
+        for stream in due { stream.beat() }
+    }
+
     var count: Int { streams.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
+}
+
+/// Every `interval`, each event stream gets a heartbeat, so proxies and clients see it live:
+/// one timer for every stream rather than one each, as an idle stream's memory is what bounds how
+/// many a gateway holds. The interval is split into ``slices`` turns, each beating one slice of
+/// the streams: 10,000 streams are not all written at the same instant.
+struct LiveStreamHeartbeat: Service {
+    static let slices = 150
+
+    let streams: LiveStreams
+    let interval: Duration
+
+    func run() async {
+        await cancelWhenGracefulShutdown {
+            var slice = 0
+            while (try? await Task.sleep(for: interval / Self.slices)) != nil {
+                streams.beat(slice: slice, of: Self.slices)
+                slice = (slice + 1) % Self.slices
+            }
+        }
+    }
 }
