@@ -223,6 +223,17 @@ final class EventStreamReader: @unchecked Sendable {
         }
     }
 
+    /// Waits (at most `timeout` seconds) for the server to end the stream; whether it did.
+    func waitUntilEnded(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while !ended {
+            guard lock.wait(until: deadline) else { return false }
+        }
+        return true
+    }
+
     func close() {
         task?.cancel()
     }
