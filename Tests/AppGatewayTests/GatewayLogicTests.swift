@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import ServiceSupport
 import Testing
@@ -11,6 +12,7 @@ import WidgetDomain
 /// The gateway's pure parts, in-process: rate buckets on a given time, timeline versions and
 /// their tags, event-stream positions, the HTTP status of each bus error, and what a live stream
 /// keeps.
+@Suite(.timeLimit(.minutes(1)))  // a stream that is never woken fails the test instead of stalling the run
 struct GatewayLogicTests {
     @Test func aTokenBucketAllowsItsBurstThenItsRate() {
         var bucket = TokenBucket(capacity: 3, rate: 2, now: 100)
@@ -125,6 +127,26 @@ struct GatewayLogicTests {
         #expect(await stream.next().isEmpty, "nothing new: a heartbeat's turn")
         stream.close()
         #expect(await stream.next().isEmpty, "a closed stream returns at once")
+    }
+
+    @Test func requestsMatchTheirOperationAsTheRouterMatchesThemAndOnlyEventStreamsLast() {
+        func operation(_ method: HTTPRequest.Method, _ path: String) -> APIOperation? {
+            APIOperation.of(Request(head: HTTPRequest(method: method, scheme: "https", authority: "gateway", path: path), body: .init(buffer: ByteBuffer())))
+        }
+        #expect(operation(.get, "/v1/events")?.lasts == true)
+        #expect(operation(.get, "//v1/events/?after=1")?.lasts == true, "empty segments skipped, the query no part of the path")
+        #expect(operation(.get, "/v1/widgets/JitterWidget/timeline")?.name == "GET /v1/widgets/{kind}/timeline")
+        #expect(operation(.get, "/v1/widgets/JitterWidget/timeline")?.lasts == false)
+        #expect(operation(.get, "/healthz")?.name == "GET /healthz")
+        #expect(operation(.post, "/v1/events") == nil, "no route takes it")
+    }
+
+    @Test func cancellingTheReaderClosesTheStream() async {
+        let stream = LiveStream(user: "u", serial: 0)
+        let reader = Task { await stream.next() }
+        reader.cancel()
+        #expect(await reader.value.isEmpty)
+        #expect(stream.isClosed, "nothing else would wake a reader whose connection is gone")
     }
 
     @Test func aHeartbeatEndsTheWaitItFindsOrTheNextOneOnce() async {

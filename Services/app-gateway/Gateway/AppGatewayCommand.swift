@@ -90,7 +90,7 @@ enum GatewayServer {
         }
         let scheme = settings.tls == nil ? "http" : "https"
         return Application(
-            responder: LastingResponseResponder(base: router.buildResponder(), lastingPaths: GatewayAPI.lastingPaths), server: server,
+            responder: LastingResponseResponder(base: router.buildResponder()), server: server,
             configuration: .init(
                 address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1_024,
                 availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections)),

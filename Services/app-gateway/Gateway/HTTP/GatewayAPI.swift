@@ -68,11 +68,6 @@ struct GatewayAPI: Sendable {
         Route(method: .get, path: "events", lasts: true) { try await $0.events($1, $2) },
     ]
 
-    /// The request paths whose responses last.
-    static var lastingPaths: Set<String> {
-        Set(routes.filter(\.lasts).map { "/\(pathPrefix)/\($0.path)" })
-    }
-
     /// Adds ``routes`` to `api`, the ``pathPrefix`` group the router has put behind authentication.
     func addRoutes(to api: RouterGroup<GatewayRequestContext>) {
         for route in Self.routes {

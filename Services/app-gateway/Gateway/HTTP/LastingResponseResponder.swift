@@ -11,11 +11,9 @@ import Hummingbird
 /// nothing from this and would pay for the task, so it is answered inline.
 struct LastingResponseResponder<Base: HTTPResponder>: HTTPResponder where Base.Context: Sendable {
     let base: Base
-    /// The paths whose responses last, exactly as requested (`/v1/events`).
-    let lastingPaths: Set<String>
 
     func respond(to request: Request, context: Base.Context) async throws -> Response {
-        guard lastingPaths.contains(request.uri.path) else { return try await base.respond(to: request, context: context) }
+        guard APIOperation.of(request)?.lasts == true else { return try await base.respond(to: request, context: context) }
         return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask { try await base.respond(to: request, context: context) }
             guard let response = try await group.next() else { preconditionFailure("a group of one task yields one result") }

@@ -48,20 +48,24 @@ final class LiveStream: Sendable {
 
     /// The changes to write now, in the order they happened (their event ids), once there are
     /// any; empty when a heartbeat is due (``beat()``) or the stream was closed. One reader calls
-    /// it at a time.
+    /// it at a time. Cancelling the reader closes the stream: nothing else may be left to wake it.
     func next() async -> [LiveTimeline] {
         if let changes = takePending() { return changes }
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state in
-                if state.closed || !state.pending.isEmpty { return true }
-                if state.beatMissed {
-                    state.beatMissed = false
-                    return true
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    if state.closed || !state.pending.isEmpty { return true }
+                    if state.beatMissed {
+                        state.beatMissed = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
                 }
-                state.waiter = continuation
-                return false
+                if resumeNow { continuation.resume() }
             }
-            if resumeNow { continuation.resume() }
+        } onCancel: {
+            close()
         }
         return takePending() ?? []
     }
@@ -171,10 +175,13 @@ struct LiveStreamHeartbeat: Service {
 
     func run() async {
         await cancelWhenGracefulShutdown {
+            let turn = interval / Self.slices
             var slice = 0
-            while (try? await Task.sleep(for: interval / Self.slices)) != nil {
+            var due = ContinuousClock.now + turn
+            while (try? await Task.sleep(until: due, clock: .continuous)) != nil {
                 streams.beat(slice: slice, of: Self.slices)
                 slice = (slice + 1) % Self.slices
+                due += turn
             }
         }
     }
