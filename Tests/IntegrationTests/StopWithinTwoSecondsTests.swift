@@ -30,7 +30,7 @@ struct StopWithinTwoSecondsTests {
         let took = ContinuousClock.now - signalled
         #expect(status == 0, "a clean exit:\n\(gateway.bus.allLogs)")
         #expect(took < .seconds(2), "app-gateway stopped \(took) after SIGTERM")
-        #expect(stream.waitUntilEnded(timeout: 5), "the stream ended with the gateway")
+        #expect(await stream.ended(within: .seconds(5)), "the stream ended with the gateway")
         stream.close()
     }
 }

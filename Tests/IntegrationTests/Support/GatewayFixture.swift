@@ -223,15 +223,25 @@ final class EventStreamReader: @unchecked Sendable {
         }
     }
 
-    /// Waits (at most `timeout` seconds) for the server to end the stream; whether it did.
-    func waitUntilEnded(timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        while !ended {
-            guard lock.wait(until: deadline) else { return false }
+    /// Waits for the server to end the stream (the reading task returns); false when `timeout`
+    /// passes first, and the reading is then stopped. Awaited, not blocking a thread: the reading
+    /// task needs one of the pool's to finish.
+    func ended(within timeout: Duration) async -> Bool {
+        guard let task else { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await task.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let ended = await group.next() ?? false
+            group.cancelAll()
+            if !ended { task.cancel() }
+            return ended
         }
-        return true
     }
 
     func close() {
