@@ -6,8 +6,9 @@
 # load) and measures, in one run:
 #
 #   1. intents at a fixed offered rate (open loop, 1,000/s for 10 s per round): the round trip
-#      p50/p99 of HTTPS POST /v1/intents (async-http-client, a few HTTP/2 connections) against the
-#      same intents sent straight to intent-handler from a DEALER at the same rate;
+#      p50/p99 of HTTPS POST /v1/intents from async-http-client, on HTTP/1.1 keep-alive
+#      connections and on a few HTTP/2 connections, against the same intents sent straight to
+#      intent-handler from a DEALER at the same rate;
 #   2. conditional GETs of a timeline answered 304 from the gateway's copy: requests/s and the
 #      gateway's CPU per request (/proc/<pid>/stat), against /healthz on the same gateway with the
 #      same client; from async-http-client (HTTP/2 over TLS; HTTP/1.1 on plain HTTP) and from wrk

@@ -14,9 +14,10 @@ import Glibc
 /// Measures app-gateway in front of a real intent-handler and timeline-service (started by
 /// scripts/bench-gateway.sh on free ports), each figure next to a baseline of the same run:
 ///
-/// 1. **Intents at a fixed offered rate** (open loop): `POST /v1/intents` over HTTPS/HTTP/2 against
-///    the same intents sent straight to intent-handler from a DEALER at the same rate: the
-///    round trip's p50 and p99 on each path, and what the gateway adds to the p99.
+/// 1. **Intents at a fixed offered rate** (open loop): `POST /v1/intents` over HTTPS, on HTTP/1.1
+///    keep-alive connections and on HTTP/2, against the same intents sent straight to
+///    intent-handler from a DEALER at the same rate: the round trip's p50 and p99 on each path,
+///    and what the gateway adds to the p99 on each protocol.
 /// 2. **Conditional GETs answered 304** from the gateway's copy of the published timelines, as
 ///    many as it answers with enough in flight: requests per second and the gateway's CPU per
 ///    request, against `/healthz` on the same gateway with the same client (the server, TLS and
@@ -56,6 +57,12 @@ struct AppGatewayBenchmark: ParsableCommand {
 
     @Option(help: "HTTP/2 connections (async-http-client instances) the gateway's intents and GETs are spread over.")
     var connections = 4
+
+    @Option(help: "HTTP/1.1 keep-alive connections the gateway's intents may use at most (one request in flight on each).")
+    var http1Connections = 64
+
+    @Option(help: "Protocols of the gateway's intents, comma-separated: http1, http2.")
+    var intentProtocols = "http1,http2"
 
     @Option(help: "Seconds of each GET measurement.")
     var getSeconds = 10.0
@@ -113,13 +120,20 @@ struct AppGatewayBenchmark: ParsableCommand {
 
     struct IntentSummary: Codable {
         var rounds: [PacedIntentRun]
-        var gatewayP50MedianMilliseconds: Double
-        var gatewayP99MedianMilliseconds: Double
         var directP50MedianMilliseconds: Double
         var directP99MedianMilliseconds: Double
+        var gateway: [GatewayIntentSummary]
+        var barMilliseconds: Double
+    }
+
+    /// The gateway's intents on one protocol against the direct path of the same rounds.
+    struct GatewayIntentSummary: Codable {
+        /// `gateway-http1` or `gateway-http2`, as in the rounds' `path`.
+        var path: String
+        var p50MedianMilliseconds: Double
+        var p99MedianMilliseconds: Double
         /// The median over rounds of (gateway p99 − direct p99) in the same round.
         var p99DifferenceMedianMilliseconds: Double
-        var barMilliseconds: Double
         var meetsBar: Bool
     }
 
@@ -176,7 +190,10 @@ struct AppGatewayBenchmark: ParsableCommand {
             let clients = try (0..<connections).map { _ in try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .automatic) }
             defer { try? waitFor { await BenchHTTPClients.shutdown(clients) } }
             if selected.contains("intents") {
-                intents = try measureIntents(gateway: gateway, clients: clients, files: files, environment: environment)
+                let http1 = try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .http1Only, http1Connections: http1Connections)
+                defer { try? waitFor { await BenchHTTPClients.shutdown([http1]) } }
+                intents = try measureIntents(
+                    gateway: gateway, clientsByProtocol: ["http1": [http1], "http2": clients], files: files, environment: environment)
             }
             if selected.contains("gets") {
                 gets = try measureGets(tlsGateway: gateway, clients: clients, files: files, environment: environment)
@@ -218,63 +235,86 @@ struct AppGatewayBenchmark: ParsableCommand {
     // MARK: - Intents
 
     private func measureIntents(
-        gateway: GatewayUnderTest, clients: [HTTPClient], files: GatewayFiles, environment: [String: String]
+        gateway: GatewayUnderTest, clientsByProtocol: [String: [HTTPClient]], files: GatewayFiles, environment: [String: String]
     ) throws -> IntentSummary {
         let subjects = (0..<intentUsers).map { "intent-\($0)" }
         let authorizations = try subjects.map { "Bearer " + (try files.issuer.token(subject: $0)) }
         let users = subjects.map(BenchIssuer.user)
         let schedule = PacedIntents.Schedule(rate: intentRate, warmUp: Int(intentRate), count: Int(intentRate * intentSeconds))
         let endpoint = BusEndpoint.intents.resolve(in: environment)
+        let protocols = try intentProtocols.split(separator: ",").map { name in
+            guard clientsByProtocol[String(name)] != nil else { throw ValidationFailure("unknown intent protocol \(name): http1 or http2") }
+            return String(name)
+        }
         var processes = try ServiceProcesses(arguments: pids, localDirectory: nil).pids
         processes["app-gateway"] = gateway.pid
         processes["load generator"] = getpid()
         Console.line("")
         Console.line(
             "intents: \(Int(intentRate))/s offered (open loop) for \(intentSeconds.text(0)) s after 1 s of warm-up, \(intentUsers) users; "
-                + "gateway: HTTPS POST /v1/intents, async-http-client, \(connections) HTTP/2 connections; direct: a DEALER to intent-handler")
+                + "gateway: HTTPS POST /v1/intents from async-http-client, on HTTP/1.1 (up to \(http1Connections) keep-alive connections) "
+                + "and on HTTP/2 (\(connections) connections); direct: a DEALER to intent-handler")
+        let baseURL = gateway.baseURL
+        var paths: [(name: String, run: (Int) throws -> PacedIntentRun)] = [
+            (
+                "direct",
+                { round in try PacedIntents.direct(endpoint: endpoint, users: users, schedule: schedule, round: round) }
+            )
+        ]
+        for name in protocols {
+            let clients = clientsByProtocol[name]!
+            paths.append(
+                (
+                    "gateway-\(name)",
+                    { round in
+                        try waitFor {
+                            try await PacedIntents.throughGateway(
+                                clients: clients, path: "gateway-\(name)", baseURL: baseURL, authorizations: authorizations,
+                                schedule: schedule, round: round)
+                        }
+                    }
+                ))
+        }
         var runs: [PacedIntentRun] = []
         for round in 1...rounds {
-            // Alternating which goes first, so neither always runs on the warmer machine.
-            let baseURL = gateway.baseURL
-            let gatewayRun = {
-                try withCPU(of: processes, intents: schedule.total) {
-                    try waitFor {
-                        try await PacedIntents.throughGateway(
-                            clients: clients, baseURL: baseURL, authorizations: authorizations, schedule: schedule, round: round)
-                    }
-                }
+            // Rotating which path goes first, so none always runs on the warmer machine.
+            let shift = (round - 1) % paths.count
+            var measured: [PacedIntentRun] = []
+            for (_, run) in paths[shift...] + paths[..<shift] {
+                measured.append(try withCPU(of: processes, intents: schedule.total) { try run(round) })
             }
-            let directRun = {
-                try withCPU(of: processes, intents: schedule.total) {
-                    try PacedIntents.direct(endpoint: endpoint, users: users, schedule: schedule, round: round)
-                }
-            }
-            let pair: [PacedIntentRun] = round.isMultiple(of: 2) ? [try gatewayRun(), try directRun()] : [try directRun(), try gatewayRun()]
-            runs += pair
-            let (direct, through) = (pair.first { $0.path == "direct" }!, pair.first { $0.path == "gateway" }!)
+            runs += measured
+            let direct = measured.first { $0.path == "direct" }!
             Console.line(
                 "round \(round): direct p50 \(direct.p50Milliseconds.text(3)) p99 \(direct.p99Milliseconds.text(3)) ms "
-                    + "(\(direct.achievedPerSecond.text(0))/s, \(direct.errors) errors, \(direct.unanswered) unanswered) · "
-                    + "gateway p50 \(through.p50Milliseconds.text(3)) p99 \(through.p99Milliseconds.text(3)) ms "
-                    + "(\(through.achievedPerSecond.text(0))/s, \(through.errors) errors, \(through.unanswered) unanswered, send lag p99 "
-                    + "\(through.sendLagP99Milliseconds.text(3)) ms) · p99 difference \((through.p99Milliseconds - direct.p99Milliseconds).text(3)) ms")
+                    + "(\(direct.achievedPerSecond.text(0))/s, \(direct.errors) errors, \(direct.unanswered) unanswered)")
+            for through in measured where through.path != "direct" {
+                Console.line(
+                    "  \(through.path): p50 \(through.p50Milliseconds.text(3)) p99 \(through.p99Milliseconds.text(3)) ms "
+                        + "(\(through.achievedPerSecond.text(0))/s, \(through.errors) errors, \(through.unanswered) unanswered, send lag p99 "
+                        + "\(through.sendLagP99Milliseconds.text(3)) ms) · p99 difference \((through.p99Milliseconds - direct.p99Milliseconds).text(3)) ms")
+            }
         }
-        for path in ["direct", "gateway"] {
+        for (path, _) in paths {
             let cpu = runs.filter { $0.path == path }.map(\.cpuMillisecondsPerIntent)
             let names = cpu.first.map { $0.keys.sorted() } ?? []
             Console.line(
                 "  \(path): CPU per intent (ms, median of rounds, warm-up included): "
                     + names.map { name in "\(name) \(Self.median(cpu.compactMap { $0[name] }).text(3))" }.joined(separator: " · "))
         }
-        let direct = runs.filter { $0.path == "direct" }, through = runs.filter { $0.path == "gateway" }
-        let differences = zip(through, direct).map { $0.p99Milliseconds - $1.p99Milliseconds }
-        let difference = Self.median(differences)
+        let direct = runs.filter { $0.path == "direct" }
+        let bar = 5.0
+        let gateway = paths.dropFirst().map { path, _ in
+            let through = runs.filter { $0.path == path }
+            let difference = Self.median(zip(through, direct).map { $0.p99Milliseconds - $1.p99Milliseconds })
+            return GatewayIntentSummary(
+                path: path, p50MedianMilliseconds: Self.median(through.map(\.p50Milliseconds)),
+                p99MedianMilliseconds: Self.median(through.map(\.p99Milliseconds)), p99DifferenceMedianMilliseconds: difference,
+                meetsBar: difference <= bar && through.allSatisfy { $0.errors == 0 && $0.unanswered == 0 })
+        }
         return IntentSummary(
-            rounds: runs, gatewayP50MedianMilliseconds: Self.median(through.map(\.p50Milliseconds)),
-            gatewayP99MedianMilliseconds: Self.median(through.map(\.p99Milliseconds)),
-            directP50MedianMilliseconds: Self.median(direct.map(\.p50Milliseconds)),
-            directP99MedianMilliseconds: Self.median(direct.map(\.p99Milliseconds)), p99DifferenceMedianMilliseconds: difference,
-            barMilliseconds: 5, meetsBar: difference <= 5 && through.allSatisfy { $0.errors == 0 && $0.unanswered == 0 })
+            rounds: runs, directP50MedianMilliseconds: Self.median(direct.map(\.p50Milliseconds)),
+            directP99MedianMilliseconds: Self.median(direct.map(\.p99Milliseconds)), gateway: gateway, barMilliseconds: bar)
     }
 
     /// Runs `body` and adds each process's CPU over it, per intent sent, to its result.
@@ -413,10 +453,14 @@ struct AppGatewayBenchmark: ParsableCommand {
         Console.line("summary (load average at the end \(results.machine.loadAverageAtEnd)):")
         if let intents = results.intents {
             Console.line(
-                "  intents at \(Int(intentRate))/s: gateway p50 \(intents.gatewayP50MedianMilliseconds.text(3)) p99 \(intents.gatewayP99MedianMilliseconds.text(3)) ms; "
-                    + "direct p50 \(intents.directP50MedianMilliseconds.text(3)) p99 \(intents.directP99MedianMilliseconds.text(3)) ms; "
-                    + "p99 difference \(intents.p99DifferenceMedianMilliseconds.text(3)) ms (median of \(rounds) rounds; bar ≤ 5 ms: "
-                    + (intents.meetsBar ? "met" : "MISSED") + ")")
+                "  intents at \(Int(intentRate))/s: direct p50 \(intents.directP50MedianMilliseconds.text(3)) p99 "
+                    + "\(intents.directP99MedianMilliseconds.text(3)) ms (medians of \(rounds) rounds)")
+            for gateway in intents.gateway {
+                Console.line(
+                    "    \(gateway.path): p50 \(gateway.p50MedianMilliseconds.text(3)) p99 \(gateway.p99MedianMilliseconds.text(3)) ms; "
+                        + "p99 difference \(gateway.p99DifferenceMedianMilliseconds.text(3)) ms (median of rounds; bar ≤ "
+                        + "\(intents.barMilliseconds.text(0)) ms: " + (gateway.meetsBar ? "met" : "MISSED") + ")")
+            }
         }
         if let gets = results.conditionalGets {
             for summary in gets.summaries {

@@ -10,7 +10,8 @@ import ZeroMQ
 /// One open-loop run of intents at a fixed offered rate: requests leave on schedule whatever the
 /// answers, and each round trip is timed from when it left to its answer.
 struct PacedIntentRun: Codable, Sendable {
-    /// `gateway` (HTTPS POST /v1/intents) or `direct` (a DEALER to intent-handler).
+    /// `direct` (a DEALER to intent-handler), `gateway-http1` or `gateway-http2` (HTTPS POST
+    /// /v1/intents on that protocol).
     var path: String
     var round: Int
     var offeredPerSecond: Double
@@ -169,9 +170,10 @@ enum PacedIntents {
     }
 
     /// `POST /v1/intents` on schedule, each from a task of its own, round-robin over `clients`
-    /// (one HTTP/2 connection each); a round trip is timed from the call to the end of the body.
+    /// (an HTTP/2 connection each, or one pool of HTTP/1.1 connections); a round trip is timed
+    /// from the call to the end of the body. `path` names the run.
     static func throughGateway(
-        clients: [HTTPClient], baseURL: String, authorizations: [String], schedule: Schedule, round: Int
+        clients: [HTTPClient], path: String, baseURL: String, authorizations: [String], schedule: Schedule, round: Int
     ) async throws -> PacedIntentRun {
         struct Tally {
             var latency = Histogram<UInt64>.latencyMicroseconds()
@@ -231,7 +233,7 @@ enum PacedIntents {
         let result = tally.withLock { $0 }
         if let error = result.firstError { Console.error("gateway intents, round \(round): \(result.errors) errors, the first: \(error)") }
         return PacedIntentRun(
-            path: "gateway", round: round, rate: schedule.rate, sent: schedule.count, answered: result.answered, errors: result.errors,
+            path: path, round: round, rate: schedule.rate, sent: schedule.count, answered: result.answered, errors: result.errors,
             sendingSeconds: (lastSent - (firstRecorded ?? start)).asSeconds * Double(schedule.count) / Double(max(1, schedule.count - 1)),
             latency: result.latency, lag: lag)
     }
