@@ -146,7 +146,7 @@ struct AppGatewayEndToEndTests {
             .POST, "/v1/intents", token: gateway.token("alice"), body: #"{"type":"RecordTensionIntent","body":{"level":10}}"#,
             headers: [("traceparent", "00-\(traceID)-00f067aa0ba902b7-01")])
         let version = try #require((try tap.json()["body"] as? [String: Any])?["version"] as? Int)
-        let received = try alice.waitForTimeline { $0["user"] as? String == aliceUser && $0["stateVersion"] as? Int == version }
+        let received = try await alice.waitForTimeline { $0["user"] as? String == aliceUser && $0["stateVersion"] as? Int == version }
         let published = try timelineEvents.event(user: aliceUser, stateVersion: version)
         // Pushed on the event, not on the next heartbeat (15 s). The bound is loose: this suite
         // runs beside every other on two cores; the 100 ms bar is held by scripts/bench-gateway.sh
@@ -157,9 +157,9 @@ struct AppGatewayEndToEndTests {
         // Bob's own change reaches Bob: by then Alice's had long reached the bus; neither stream
         // holds the other's.
         _ = try await gateway.tap("bob", "RecordTensionIntent", #"{"level":3}"#)
-        _ = try bob.waitForTimeline { $0["user"] as? String == bobUser }
+        _ = try await bob.waitForTimeline { $0["user"] as? String == bobUser }
         _ = try await gateway.tap("alice", "RecordTensionIntent", #"{"level":5}"#)
-        _ = try alice.waitForTimeline { $0["user"] as? String == aliceUser && $0["stateVersion"] as? Int == version + 2 }
+        _ = try await alice.waitForTimeline { $0["user"] as? String == aliceUser && $0["stateVersion"] as? Int == version + 2 }
         #expect(alice.timelines.allSatisfy { EventStreamReader.object($0.data)["user"] as? String == aliceUser })
         #expect(bob.timelines.allSatisfy { EventStreamReader.object($0.data)["user"] as? String == bobUser })
         #expect(!bob.timelines.isEmpty && !alice.timelines.isEmpty)
@@ -172,7 +172,7 @@ struct AppGatewayEndToEndTests {
         let user = GatewayFixture.user("dora")
         let first = try await EventStreamReader(fixture: gateway, token: token)
         _ = try await gateway.tap("dora", "RecordTensionIntent", #"{"level":3}"#)
-        let seen = try first.waitForTimeline { $0["user"] as? String == user }
+        let seen = try await first.waitForTimeline { $0["user"] as? String == user }
         first.close()  // the stream drops
 
         // While it is away: a tap on another widget and a time zone for every widget.
@@ -184,7 +184,7 @@ struct AppGatewayEndToEndTests {
         let resumed = try await EventStreamReader(fixture: gateway, token: token, lastEventID: try #require(seen.id))
         defer { resumed.close() }
         for kind in ["TensionCheckWidget", "JitterWidget"] {
-            let event = try resumed.waitForTimeline { $0["kind"] as? String == kind && $0["profileVersion"] as? Int == profileVersion }
+            let event = try await resumed.waitForTimeline { $0["kind"] as? String == kind && $0["profileVersion"] as? Int == profileVersion }
             #expect(EventStreamReader.object(event.data)["timeZone"] as? String == "Asia/Tokyo")
         }
     }

@@ -143,10 +143,15 @@ final class EventStreamReader: @unchecked Sendable {
         var arrivedAt: ContinuousClock.Instant
     }
 
-    private let lock = NSCondition()
+    private let lock = NSLock()
     private var events: [Event] = []
     private var heartbeats = 0
     private var ended = false
+    /// Counts what was recorded (and the end), so a waiter knows whether anything came since it
+    /// last looked.
+    private var generation = 0
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var lastWaiter = 0
     private var task: Task<Void, Never>?
 
     /// Opens `GET /v1/events` with `token` (and `lastEventID`), and reads it until ``close()``.
@@ -176,8 +181,16 @@ final class EventStreamReader: @unchecked Sendable {
     private func markEnded() {
         lock.lock()
         ended = true
-        lock.broadcast()
+        wakeWaiters()
+    }
+
+    /// Counts a change and resumes every waiter; called with the lock held, and releases it.
+    private func wakeWaiters() {
+        generation += 1
+        let woken = waiters.values
+        waiters.removeAll()
         lock.unlock()
+        for waiter in woken { waiter.resume() }
     }
 
     private func record(_ block: String) {
@@ -192,8 +205,7 @@ final class EventStreamReader: @unchecked Sendable {
         }
         lock.lock()
         if isComment { heartbeats += 1 } else if event.event != nil { events.append(event) }
-        lock.broadcast()
-        lock.unlock()
+        wakeWaiters()
     }
 
     /// The `timeline` events so far.
@@ -209,17 +221,57 @@ final class EventStreamReader: @unchecked Sendable {
         return heartbeats
     }
 
-    /// Waits (at most `timeout` seconds) for a timeline event that `matches`; returns it.
-    func waitForTimeline(timeout: Double = 10, _ matches: ([String: Any]) -> Bool) throws -> Event {
-        let deadline = Date().addingTimeInterval(timeout)
-        lock.lock()
-        defer { lock.unlock() }
+    /// Waits (at most `timeout`) for a timeline event that `matches`; returns it. Awaited, not
+    /// blocking a thread: the reading task needs one of the pool's to record the event.
+    func waitForTimeline(timeout: Duration = .seconds(10), _ matches: @escaping @Sendable ([String: Any]) -> Bool) async throws -> Event {
+        let deadline = ContinuousClock.now + timeout
         while true {
-            if let event = events.first(where: { $0.event == "timeline" && matches(Self.object($0.data)) }) { return event }
-            guard !ended, lock.wait(until: deadline) else {
-                Issue.record("no matching timeline event within \(timeout) s; got \(events.map(\.data))")
+            let (found, isEnded, seen) = lock.withLock {
+                (events.first { $0.event == "timeline" && matches(Self.object($0.data)) }, ended, generation)
+            }
+            if let found { return found }
+            guard !isEnded, await change(after: seen, before: deadline) else {
+                let got = lock.withLock { events.map(\.data) }
+                Issue.record("no matching timeline event within \(timeout); got \(got)")
                 throw FixtureError.timedOut("a timeline event")
             }
+        }
+    }
+
+    /// Returns true once anything was recorded after `seen` (or the stream ended), false when
+    /// `deadline` passes first.
+    private func change(after seen: Int, before deadline: ContinuousClock.Instant) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.changed(after: seen)
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline)
+                return false
+            }
+            let changed = await group.next() ?? false
+            group.cancelAll()
+            return changed
+        }
+    }
+
+    private func changed(after seen: Int) async {
+        let id = lock.withLock {
+            lastWaiter += 1
+            return lastWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = lock.withLock {
+                    guard generation == seen, !Task.isCancelled else { return true }
+                    waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            lock.withLock { waiters.removeValue(forKey: id) }?.resume()
         }
     }
 
