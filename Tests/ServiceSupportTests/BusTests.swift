@@ -104,6 +104,22 @@ import ZeroMQ
         #expect(fired == 0, "the injected clock has not reached it")
     }
 
+    @Test func aTimerDueByAMonotonicInstantFiresOnceItPassesWhateverTheWallClockDoes() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        let due = ContinuousClock.now + .milliseconds(50)
+        var firedAt: ContinuousClock.Instant?
+        bus.timer(dueBy: { firedAt == nil ? due : nil }) { _ in firedAt = .now }
+        clock.advance(by: 3600)
+        try bus.turn(waitingAtMost: 0)
+        #expect(firedAt == nil, "a step of the wall clock forward does not bring it due")
+        clock.advance(by: -7200)
+        while firedAt == nil, ContinuousClock.now < due + .seconds(10) { try bus.turn(waitingAtMost: 1) }
+        let fired = try #require(firedAt, "a step back does not hold it")
+        #expect(fired >= due)
+    }
+
     /// A bus whose ROUTER at `endpoint` rests `pacing` after each batch and records the batches.
     func pacedReplies(on bus: Bus, at endpoint: String, pacing: TimeInterval) throws -> () -> [[String]] {
         var batches: [[String]] = []

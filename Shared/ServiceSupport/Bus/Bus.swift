@@ -322,6 +322,14 @@ public final class Bus {
         timers.append(Timer(due: due, fire: fire))
     }
 
+    /// Fires `fire` on the first turn once the monotonic instant `due()` has passed; nil means not
+    /// scheduled. For a deadline that a step of the wall clock must not move (a grace, a request's
+    /// patience): the bus keeps time on its wall clock, so the timer falls due at "now plus what is
+    /// left", asked again every turn.
+    public func timer(dueBy due: @escaping () -> ContinuousClock.Instant?, _ fire: @escaping (Date) throws -> Void) {
+        timer(dueAt: { [clock] in due().map { clock.now.addingTimeInterval(max(0, ContinuousClock.now.duration(to: $0).asSeconds)) } }, fire)
+    }
+
     /// Fires `fire` every `interval`, the first time one interval from now.
     public func every(_ interval: TimeInterval, _ fire: @escaping (Date) throws -> Void) {
         let next = NextDate(clock.now.addingTimeInterval(interval))

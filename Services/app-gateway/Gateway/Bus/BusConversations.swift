@@ -115,11 +115,7 @@ final class BusConversationEndpoints {
                 for answer in answers { answer(.reply(payload)) }
             }
         }
-        // The bus's clock is a wall clock; deadlines are on the monotonic one, so the timer is
-        // due "now plus what is left".
-        bus.timer(dueAt: { [self] in
-            deadlines.min.map { bus.clock.now.addingTimeInterval(max(0, (ContinuousClock.now.duration(to: $0.instant)).asSeconds)) }
-        }) { [self] _ in
+        bus.timer(dueBy: { [self] in deadlines.min?.instant }) { [self] _ in
             let now = ContinuousClock.now
             while let first = deadlines.min, first.instant <= now {
                 deadlines.removeMin()

@@ -160,13 +160,10 @@ final class SyncBus: IntentHandlerClient, Sendable {
         }
         // Once stopping, requests still unanswered after the grace fail: the passes waiting for
         // them end, so the stop is not held by an unresponsive intent-handler. The grace is on the
-        // monotonic clock (a step of the wall clock must not stretch it); the timer is due at
-        // "wall now plus what is left".
+        // monotonic clock: a step of the wall clock must not stretch it.
         var requestsEndAt: ContinuousClock.Instant?
         var requestsEnded = false
-        bus.timer(dueAt: {
-            requestsEnded ? nil : requestsEndAt.map { clock.now.addingTimeInterval(max(0, ContinuousClock.now.duration(to: $0).asSeconds)) }
-        }) { [replies] _ in
+        bus.timer(dueBy: { requestsEnded ? nil : requestsEndAt }) { [replies] _ in
             guard let end = requestsEndAt, ContinuousClock.now >= end else { return }
             requestsEnded = true
             replies.failAll(with: Stopped())
