@@ -13,13 +13,14 @@ import Metrics
 public final class SQLiteDatabase: Sendable {
     /// Pages (4 KiB) in the log before the committing connection checkpoints it itself: 256 MiB.
     ///
-    /// Under a steady stream of writes that checkpoint is the only moment the log starts over (a
-    /// passive checkpoint never catches up with a writer that keeps writing), and it holds the
-    /// writer for the frames still to copy and two fsyncs: tens of milliseconds, a few hundred
-    /// on a busy disk, for every request waiting behind it. So it should come rarely: at 1,000
-    /// intents/s (about 9 KB of log each) once every half minute. The price is the log's size on
-    /// disk, up to this bound for a busy store, and reading the log back after a crash (256 MiB
-    /// took 0.2 s from a cold cache on the benchmark machine).
+    /// Under a steady stream of writes that checkpoint is the only moment the log starts over (the
+    /// checkpointer's, from another connection, never catches up with a writer that keeps
+    /// writing), and it holds the writer for the frames still to copy and two fsyncs: tens of
+    /// milliseconds, a few hundred on a busy disk, for every request waiting behind it. So it
+    /// should come rarely: at 1,000 intents/s (about 9 KB of log each) once every half minute.
+    /// The price: a busy store's log file grows to about 270 MB (frames of a page and a
+    /// 24-byte header) and keeps that size, and is read back after a crash (256 MiB took 0.2 s
+    /// from a cold cache on the benchmark machine).
     public static let walBackstopPages = 65536
 
     /// The connection every read and write of the store goes through.
