@@ -232,7 +232,7 @@ final class EventStreamReader: @unchecked Sendable {
             if let found { return found }
             guard !isEnded, await change(after: seen, before: deadline) else {
                 let got = lock.withLock { events.map(\.data) }
-                Issue.record("no matching timeline event within \(timeout); got \(got)")
+                Issue.record("no matching timeline event \(isEnded ? "before the stream ended" : "within \(timeout)"); got \(got)")
                 throw FixtureError.timedOut("a timeline event")
             }
         }

@@ -58,7 +58,7 @@ struct AppGatewayBenchmark: ParsableCommand {
     @Option(help: "HTTP/2 connections (async-http-client instances) the gateway's intents and GETs are spread over.")
     var connections = 4
 
-    @Option(help: "HTTP/1.1 keep-alive connections the gateway's intents may use at most (one request in flight on each).")
+    @Option(help: "HTTP/1.1 keep-alive connections async-http-client keeps for the gateway's intents (its soft limit; one request in flight on each).")
     var http1Connections = 64
 
     @Option(help: "Protocols of the gateway's intents, comma-separated: http1, http2.")
@@ -166,6 +166,13 @@ struct AppGatewayBenchmark: ParsableCommand {
         var delayMilliseconds = 100.0
     }
 
+    func validate() throws {
+        let protocols = intentProtocols.split(separator: ",").map(String.init)
+        guard !protocols.isEmpty, Set(protocols).count == protocols.count, Set(protocols).isSubset(of: ["http1", "http2"]) else {
+            throw ValidationError("--intent-protocols takes http1 and http2, each at most once: \(intentProtocols)")
+        }
+    }
+
     func run() throws {
         raiseOpenFileLimit()
         let environment = ProcessInfo.processInfo.environment
@@ -190,10 +197,14 @@ struct AppGatewayBenchmark: ParsableCommand {
             let clients = try (0..<connections).map { _ in try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .automatic) }
             defer { try? waitFor { await BenchHTTPClients.shutdown(clients) } }
             if selected.contains("intents") {
-                let http1 = try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .http1Only, http1Connections: http1Connections)
-                defer { try? waitFor { await BenchHTTPClients.shutdown([http1]) } }
+                let protocols = intentProtocols.split(separator: ",").map(String.init)
+                let http1 =
+                    protocols.contains("http1")
+                    ? [try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .http1Only, http1Connections: http1Connections)] : []
+                defer { try? waitFor { await BenchHTTPClients.shutdown(http1) } }
                 intents = try measureIntents(
-                    gateway: gateway, clientsByProtocol: ["http1": [http1], "http2": clients], files: files, environment: environment)
+                    gateway: gateway, protocols: protocols, clientsByProtocol: ["http1": http1, "http2": clients], files: files,
+                    environment: environment)
             }
             if selected.contains("gets") {
                 gets = try measureGets(tlsGateway: gateway, clients: clients, files: files, environment: environment)
@@ -235,24 +246,21 @@ struct AppGatewayBenchmark: ParsableCommand {
     // MARK: - Intents
 
     private func measureIntents(
-        gateway: GatewayUnderTest, clientsByProtocol: [String: [HTTPClient]], files: GatewayFiles, environment: [String: String]
+        gateway: GatewayUnderTest, protocols: [String], clientsByProtocol: [String: [HTTPClient]], files: GatewayFiles,
+        environment: [String: String]
     ) throws -> IntentSummary {
         let subjects = (0..<intentUsers).map { "intent-\($0)" }
         let authorizations = try subjects.map { "Bearer " + (try files.issuer.token(subject: $0)) }
         let users = subjects.map(BenchIssuer.user)
         let schedule = PacedIntents.Schedule(rate: intentRate, warmUp: Int(intentRate), count: Int(intentRate * intentSeconds))
         let endpoint = BusEndpoint.intents.resolve(in: environment)
-        let protocols = try intentProtocols.split(separator: ",").map { name in
-            guard clientsByProtocol[String(name)] != nil else { throw ValidationFailure("unknown intent protocol \(name): http1 or http2") }
-            return String(name)
-        }
         var processes = try ServiceProcesses(arguments: pids, localDirectory: nil).pids
         processes["app-gateway"] = gateway.pid
         processes["load generator"] = getpid()
         Console.line("")
         Console.line(
             "intents: \(Int(intentRate))/s offered (open loop) for \(intentSeconds.text(0)) s after 1 s of warm-up, \(intentUsers) users; "
-                + "gateway: HTTPS POST /v1/intents from async-http-client, on HTTP/1.1 (up to \(http1Connections) keep-alive connections) "
+                + "gateway: HTTPS POST /v1/intents from async-http-client, on HTTP/1.1 (keep-alive connections, a soft limit of \(http1Connections)) "
                 + "and on HTTP/2 (\(connections) connections); direct: a DEALER to intent-handler")
         let baseURL = gateway.baseURL
         var paths: [(name: String, run: (Int) throws -> PacedIntentRun)] = [
