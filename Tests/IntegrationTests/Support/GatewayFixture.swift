@@ -241,18 +241,24 @@ final class EventStreamReader: @unchecked Sendable {
     /// Returns true once anything was recorded after `seen` (or the stream ended), false when
     /// `deadline` passes first.
     private func change(after seen: Int, before deadline: ContinuousClock.Instant) async -> Bool {
+        await Self.finishes({ await self.changed(after: seen) }, before: deadline)
+    }
+
+    /// Runs `work` against `deadline`: true when it finishes first, false when the deadline
+    /// passes first (`work` is then cancelled and awaited, so it must end when cancelled).
+    private static func finishes(_ work: @escaping @Sendable () async -> Void, before deadline: ContinuousClock.Instant) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await self.changed(after: seen)
-                return !Task.isCancelled
+                await work()
+                return true
             }
             group.addTask {
                 try? await Task.sleep(until: deadline)
                 return false
             }
-            let changed = await group.next() ?? false
+            let finished = await group.next() ?? false
             group.cancelAll()
-            return changed
+            return finished
         }
     }
 
@@ -280,20 +286,8 @@ final class EventStreamReader: @unchecked Sendable {
     /// task needs one of the pool's to finish.
     func ended(within timeout: Duration) async -> Bool {
         guard let task else { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await task.value
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let ended = await group.next() ?? false
-            group.cancelAll()
-            if !ended { task.cancel() }
-            return ended
-        }
+        // Cancelled when the time is up: the reading stops, so its task ends.
+        return await Self.finishes({ await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() } }, before: .now + timeout)
     }
 
     func close() {
