@@ -14,10 +14,12 @@ import Glibc
 /// Measures app-gateway in front of a real intent-handler and timeline-service (started by
 /// scripts/bench-gateway.sh on free ports), each figure next to a baseline of the same run:
 ///
-/// 1. **Intents at a fixed offered rate** (open loop): `POST /v1/intents` over HTTPS, on HTTP/1.1
-///    keep-alive connections and on HTTP/2, against the same intents sent straight to
-///    intent-handler from a DEALER at the same rate: the round trip's p50 and p99 on each path,
-///    and what the gateway adds to the p99 on each protocol.
+/// 1. **Intents at a fixed offered rate** (open loop): `POST /v1/intents` over HTTPS, from a
+///    client on one NIO event loop (HTTP/1.1, as cheap as the DEALER: ``EventLoopIntents``) and
+///    from async-http-client on HTTP/1.1 and on HTTP/2 (what an app-like Swift client costs on
+///    the same cores), against the same intents sent straight to intent-handler from a DEALER at
+///    the same rate: the round trip's p50 and p99 on each path, and what the gateway adds to the
+///    p99 for each client.
 /// 2. **Conditional GETs answered 304** from the gateway's copy of the published timelines, as
 ///    many as it answers with enough in flight: requests per second and the gateway's CPU per
 ///    request, against `/healthz` on the same gateway with the same client (the server, TLS and
@@ -58,11 +60,22 @@ struct AppGatewayBenchmark: ParsableCommand {
     @Option(help: "HTTP/2 connections (async-http-client instances) the gateway's intents and GETs are spread over.")
     var connections = 4
 
-    @Option(help: "HTTP/1.1 keep-alive connections async-http-client keeps for the gateway's intents (its soft limit; one request in flight on each).")
+    @Option(help: "HTTP/1.1 keep-alive connections of each HTTP/1.1 client of the gateway's intents (async-http-client's soft limit; one request in flight on each).")
     var http1Connections = 64
 
-    @Option(help: "Protocols of the gateway's intents, comma-separated: http1, http2.")
-    var intentProtocols = "http1,http2"
+    @Option(help: "Clients of the gateway's intents, comma-separated: nio-h1 (HTTP/1.1 from one event loop), ahc-h1, ahc-h2 (async-http-client on HTTP/1.1, on HTTP/2); all over TLS.")
+    var intentClients = IntentClient.allCases.map(\.rawValue).joined(separator: ",")
+
+    /// A client of the gateway's intents; its run's path is `gateway-` and its name.
+    enum IntentClient: String, CaseIterable {
+        case nioHTTP1 = "nio-h1"
+        case ahcHTTP1 = "ahc-h1"
+        case ahcHTTP2 = "ahc-h2"
+    }
+
+    private var chosenIntentClients: [IntentClient] {
+        intentClients.split(separator: ",").compactMap { IntentClient(rawValue: String($0)) }
+    }
 
     @Option(help: "Seconds of each GET measurement.")
     var getSeconds = 10.0
@@ -126,9 +139,9 @@ struct AppGatewayBenchmark: ParsableCommand {
         var barMilliseconds: Double
     }
 
-    /// The gateway's intents on one protocol against the direct path of the same rounds.
+    /// The gateway's intents from one client against the direct path of the same rounds.
     struct GatewayIntentSummary: Codable {
-        /// `gateway-http1` or `gateway-http2`, as in the rounds' `path`.
+        /// `gateway-nio-h1`, `gateway-ahc-h1` or `gateway-ahc-h2`, as in the rounds' `path`.
         var path: String
         var p50MedianMilliseconds: Double
         var p99MedianMilliseconds: Double
@@ -167,9 +180,10 @@ struct AppGatewayBenchmark: ParsableCommand {
     }
 
     func validate() throws {
-        let protocols = intentProtocols.split(separator: ",").map(String.init)
-        guard !protocols.isEmpty, Set(protocols).count == protocols.count, Set(protocols).isSubset(of: ["http1", "http2"]) else {
-            throw ValidationError("--intent-protocols takes http1 and http2, each at most once: \(intentProtocols)")
+        let names = intentClients.split(separator: ",").map(String.init)
+        guard !names.isEmpty, Set(names).count == names.count, names.allSatisfy({ IntentClient(rawValue: $0) != nil }) else {
+            throw ValidationError(
+                "--intent-clients takes \(IntentClient.allCases.map(\.rawValue).joined(separator: ", ")), each at most once: \(intentClients)")
         }
     }
 
@@ -197,14 +211,11 @@ struct AppGatewayBenchmark: ParsableCommand {
             let clients = try (0..<connections).map { _ in try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .automatic) }
             defer { try? waitFor { await BenchHTTPClients.shutdown(clients) } }
             if selected.contains("intents") {
-                let protocols = intentProtocols.split(separator: ",").map(String.init)
                 let http1 =
-                    protocols.contains("http1")
+                    chosenIntentClients.contains(.ahcHTTP1)
                     ? [try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .http1Only, http1Connections: http1Connections)] : []
                 defer { try? waitFor { await BenchHTTPClients.shutdown(http1) } }
-                intents = try measureIntents(
-                    gateway: gateway, protocols: protocols, clientsByProtocol: ["http1": http1, "http2": clients], files: files,
-                    environment: environment)
+                intents = try measureIntents(gateway: gateway, http1: http1, http2: clients, files: files, environment: environment)
             }
             if selected.contains("gets") {
                 gets = try measureGets(tlsGateway: gateway, clients: clients, files: files, environment: environment)
@@ -246,8 +257,7 @@ struct AppGatewayBenchmark: ParsableCommand {
     // MARK: - Intents
 
     private func measureIntents(
-        gateway: GatewayUnderTest, protocols: [String], clientsByProtocol: [String: [HTTPClient]], files: GatewayFiles,
-        environment: [String: String]
+        gateway: GatewayUnderTest, http1: [HTTPClient], http2: [HTTPClient], files: GatewayFiles, environment: [String: String]
     ) throws -> IntentSummary {
         let subjects = (0..<intentUsers).map { "intent-\($0)" }
         let authorizations = try subjects.map { "Bearer " + (try files.issuer.token(subject: $0)) }
@@ -260,8 +270,8 @@ struct AppGatewayBenchmark: ParsableCommand {
         Console.line("")
         Console.line(
             "intents: \(Int(intentRate))/s offered (open loop) for \(intentSeconds.text(0)) s after 1 s of warm-up, \(intentUsers) users; "
-                + "gateway: HTTPS POST /v1/intents from async-http-client, on HTTP/1.1 (keep-alive connections, a soft limit of \(http1Connections)) "
-                + "and on HTTP/2 (\(connections) connections); direct: a DEALER to intent-handler")
+                + "gateway: HTTPS POST /v1/intents (\(intentClients): \(http1Connections) keep-alive connections on HTTP/1.1, "
+                + "\(connections) connections on HTTP/2); direct: a DEALER to intent-handler")
         let baseURL = gateway.baseURL
         var paths: [(name: String, run: (Int) throws -> PacedIntentRun)] = [
             (
@@ -269,19 +279,31 @@ struct AppGatewayBenchmark: ParsableCommand {
                 { round in try PacedIntents.direct(endpoint: endpoint, users: users, schedule: schedule, round: round) }
             )
         ]
-        for name in protocols {
-            let clients = clientsByProtocol[name]!
-            paths.append(
-                (
-                    "gateway-\(name)",
-                    { round in
-                        try waitFor {
-                            try await PacedIntents.throughGateway(
-                                clients: clients, path: "gateway-\(name)", baseURL: baseURL, authorizations: authorizations,
-                                schedule: schedule, round: round)
-                        }
+        let (port, caPEM, http1Connections) = (gateway.port, files.certificates.caPEM, http1Connections)
+        for client in chosenIntentClients {
+            let path = "gateway-\(client.rawValue)"
+            func asyncHTTPClient(_ clients: [HTTPClient]) -> (Int) throws -> PacedIntentRun {
+                { round in
+                    try waitFor {
+                        try await PacedIntents.throughGateway(
+                            clients: clients, path: path, baseURL: baseURL, authorizations: authorizations, schedule: schedule, round: round)
                     }
-                ))
+                }
+            }
+            switch client {
+            case .nioHTTP1:
+                paths.append(
+                    (
+                        path,
+                        { round in
+                            try EventLoopIntents.run(
+                                port: port, caPEM: caPEM, connections: http1Connections, authorizations: authorizations, schedule: schedule,
+                                round: round, path: path)
+                        }
+                    ))
+            case .ahcHTTP1: paths.append((path, asyncHTTPClient(http1)))
+            case .ahcHTTP2: paths.append((path, asyncHTTPClient(http2)))
+            }
         }
         var runs: [PacedIntentRun] = []
         for round in 1...rounds {

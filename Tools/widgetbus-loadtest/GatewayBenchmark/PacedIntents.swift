@@ -10,8 +10,8 @@ import ZeroMQ
 /// One open-loop run of intents at a fixed offered rate: requests leave on schedule whatever the
 /// answers, and each round trip is timed from when it left to its answer.
 struct PacedIntentRun: Codable, Sendable {
-    /// `direct` (a DEALER to intent-handler), `gateway-http1` or `gateway-http2` (HTTPS POST
-    /// /v1/intents on that protocol).
+    /// `direct` (a DEALER to intent-handler), or `gateway-` and the client's name (HTTPS POST
+    /// /v1/intents from that client: `nio-h1`, `ahc-h1`, `ahc-h2`).
     var path: String
     var round: Int
     var offeredPerSecond: Double
