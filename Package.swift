@@ -346,6 +346,8 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "AppGatewayIdentityTests",

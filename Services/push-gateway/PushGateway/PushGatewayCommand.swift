@@ -27,7 +27,9 @@ public struct PushGatewayCommand: AsyncParsableCommand {
             let configuration = try PushGatewayService.Configuration(environment: environment)
             let store = try PushStore(path: configuration.databasePath)
             let (sender, beside) = try APNsSettings.sender(in: environment, providerTokens: store.providerTokens, logger: logger)
-            return beside + [PushGatewayService(configuration: configuration, store: store, sender: sender, logger: logger)]
+            // The sends before the bus, so that a stop stops the bus first (services stop in reverse order).
+            let sends = try PushSends(sender: sender)
+            return beside + [sends, PushGatewayService(configuration: configuration, store: store, sends: sends, logger: logger)]
         }
     }
 }

@@ -1,17 +1,16 @@
 import Foundation
 import Logging
-import Metrics
 import ServiceSupport
 import WidgetBusProtocol
-import ZeroMQ
 
 /// Wakes the widgets on users' devices with WidgetKit pushes when their content changes, within
 /// WidgetKit's budget (docs/PUSH.md). It follows intent-handler's push tokens and
 /// timeline-service's published timelines (both Clone-pattern replicas), decides with
-/// ``PushPlanner``, stores what it decided (``PushStore``) before sending anything, sends through
-/// a ``PushSender`` off the bus thread, and takes the outcomes back through a mailbox. A token
-/// APNs calls gone is removed through intent-handler (`RemoveWidgetPushToken`), which stays the
-/// only writer of tokens.
+/// ``PushPlanner`` through a ``PushCoordinator``, which stores what was decided (``PushStore``)
+/// before anything is sent; ``PushSends`` sends off the bus thread and posts the outcomes back
+/// through a mailbox. A token APNs calls gone is removed through intent-handler
+/// (`RemoveWidgetPushToken`), which stays the only writer of tokens. This type only wires the
+/// bus's sockets, timer and mailbox to those two.
 public struct PushGatewayService: BusService {
     public struct Configuration: Sendable {
         var stateEventsEndpoint: String
@@ -58,7 +57,7 @@ public struct PushGatewayService: BusService {
 
     let configuration: Configuration
     let store: PushStore
-    let sender: any PushSender
+    let sends: PushSends
     let logger: Logger
 
     public var name: String { "push-gateway" }
@@ -70,30 +69,16 @@ public struct PushGatewayService: BusService {
         more.merging(["widgetbus.push_token": "\(token.prefix(8))…"]) { $1 }
     }
 
-    init(configuration: Configuration, store: PushStore, sender: any PushSender, logger: Logger) {
+    init(configuration: Configuration, store: PushStore, sends: PushSends, logger: Logger) {
         self.configuration = configuration
         self.store = store
-        self.sender = sender
+        self.sends = sends
         self.logger = logger
     }
 
     public func start(on bus: Bus) throws {
-        let stored = try store.load()
-        // Pushes in flight when the gateway stopped may have reached APNs or not: they go again.
-        for token in stored.schedules.filter({ $0.value.inFlight != nil }).keys.sorted() {
-            logger.notice("a push in flight when push-gateway stopped is sent again: resent \(token.prefix(8))…", metadata: Self.metadata(token))
-        }
-        // A token refused for another topic than the one pushes go to now is pushed again.
-        var schedules = stored.schedules
-        var lifted: Set<String> = []
-        if let topic = sender.topic {
-            for token in schedules.keys where schedules[token]?.liftRefusal(unlessFor: topic) == true { lifted.insert(token) }
-        }
-        if !lifted.isEmpty {
-            logger.notice("push tokens APNs refused for another topic are pushed again", metadata: ["widgetbus.tokens": "\(lifted.count)"])
-        }
-        var planner = PushPlanner(budget: configuration.budget, now: bus.clock.now, shown: stored.shown, schedules: schedules)
-        let metrics = PushMetrics()
+        let coordinator = try PushCoordinator(
+            store: store, budget: configuration.budget, retries: configuration.retries, topic: sends.topic, now: bus.clock.now, logger: logger)
         var tokenChanges: [PushTokenDirectory.Change] = []
         // The latest timeline of each widget not yet planned for, scanned (kept by widget: while
         // the tokens have not synced, re-syncs of the timelines replace what they brought before).
@@ -107,114 +92,45 @@ public struct PushGatewayService: BusService {
             snapshotEndpoint: configuration.timelinesEndpoint, pacing: Self.timelineEventPacing, logger: logger
         ) { for timeline in $0 { published[timeline.widget] = timeline.timeline } }
         let removals = try TokenRemovals(bus: bus, intentsEndpoint: configuration.intentsEndpoint, logger: logger)
-        let outcomes = try BusMailbox<(token: String, outcome: PushOutcome, seconds: Double)>()
-        var failures: [String: Int] = [:]
-
-        // What changed since the last commit: timelines remembered, schedules changed or gone.
-        var changedShown: [WidgetReplicas.Widget: ShownTimeline] = [:]
-        var changedSchedules = lifted
-        func commit() throws {
-            try store.save(shown: changedShown, schedules: Dictionary(changedSchedules.map { ($0, planner.schedules[$0]) }) { $1 })
-            if !changedSchedules.isEmpty { metrics.waiting.record(planner.waiting) }
-            changedShown.removeAll(keepingCapacity: true)
-            changedSchedules.removeAll(keepingCapacity: true)
-        }
 
         bus.afterMessages { now in
             // Nothing is decided before the tokens are known: a change to a widget of a user whose
             // tokens are not read yet would be missed. Timelines wait meanwhile.
             guard tokens.snapshotCount > 0 else { return }
-            for change in tokenChanges {
-                switch change {
-                case .user(let user): changedSchedules.formUnion(planner.tokensChanged(user: user.user, user.tokens))
-                case .all(let all): changedSchedules.formUnion(planner.replaceTokens(all))
-                }
-            }
+            try coordinator.take(tokenChanges: tokenChanges, timelines: published, at: now)
             tokenChanges.removeAll()
-            // Only a user with a token has widgets worth reading: the others' timelines are skipped
-            // unread, and a widget is first remembered once its user has a token.
-            for (widget, body) in published where planner.hasTokens(user: widget.user) {
-                guard let timeline = ShownTimeline(timelineBody: body) else { continue }
-                for change in planner.published(timeline, for: widget, at: now) {
-                    metrics.changes[change.outcome.label]?.increment()
-                    if change.outcome != .coveredByTimeline { changedSchedules.insert(change.token) }
-                }
-                changedShown[widget] = timeline
-            }
             published.removeAll()
-            try commit()
         }
-
-        // Each push is stored as in flight before it is sent: a push sent is never forgotten.
         // At most maxSendsInFlight at once: the next are taken when answers make room (a turn
         // follows every answer, through the mailbox).
-        let sending = SendsInFlight()
-        bus.timer(dueAt: { tokens.snapshotCount > 0 && sending.count < Self.maxSendsInFlight ? planner.nextDue : nil }) { now in
-            let (pushes, changed) = planner.takeDue(at: now, limit: Self.maxSendsInFlight - sending.count)
-            changedSchedules.formUnion(changed)
-            try commit()
-            for push in pushes {
-                sending.started()
-                Task { [sender] in
-                    let start = ContinuousClock.now
-                    let outcome = await sender.send(push)
-                    outcomes.post((push.token, outcome, (ContinuousClock.now - start).asSeconds))
-                    sending.finished()
-                }
-            }
+        bus.timer(dueAt: { tokens.snapshotCount > 0 && sends.inFlight < Self.maxSendsInFlight ? coordinator.nextDue : nil }) { now in
+            for push in try coordinator.takeDue(at: now, limit: Self.maxSendsInFlight - sends.inFlight) { sends.submit(push) }
         }
         // On stop, the pushes in flight get their answers (for a moment) before the mailbox's last
         // delivery below commits them: a stop is not a kill, and sends nothing twice.
         bus.onStop { _ in
-            sending.waitUntilNone(timeout: Self.stopWaitForAnswers)
+            sends.waitUntilNone(timeout: Self.stopWaitForAnswers)
         }
-
         let clock = bus.clock
-        bus.receive(from: outcomes) { answers in
+        bus.receive(from: sends.outcomes) { answers in
             let now = clock.now
-            for (token, outcome, seconds) in answers {
-                metrics.sent[outcome.label]?.increment()
-                if outcome != .dryRun { metrics.duration.recordSeconds(seconds) }
-                guard case .retry(let reason, let after) = outcome else {
-                    // Answered for good: delivered, logged, or refused.
-                    failures[token] = nil
-                    planner.answered(token)
-                    if case .tokenGone(let reason) = outcome {
-                        logger.notice("APNs refused a push token: removing it", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)"]))
-                        try removals.remove(token, of: planner.holders(of: token), now: now)
-                    } else if case .tokenRefused(let reason, let topic) = outcome {
-                        // Logged once: nothing more is sent to the token, so APNs has nothing more to refuse.
-                        logger.error(
-                            "APNs refused a push token for good: sending it nothing more, keeping its registration",
-                            metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.topic": "\(topic)"]))
-                        planner.refused(token, TokenPushSchedule.Refusal(reason: reason, topic: topic))
-                        metrics.tokensRefused[reason]?.increment()
-                    } else if case .refused(let status, let reason) = outcome {
-                        logger.error(
-                            "APNs refused a push", metadata: Self.metadata(token, ["widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"]))
-                    }
-                    changedSchedules.insert(token)
-                    continue
-                }
-                let count = (failures[token] ?? 0) + 1
-                failures[token] = count
-                let delay = configuration.retries.delay(afterFailures: count, retryAfter: after)
-                planner.retry(token, at: now.addingTimeInterval(delay))
-                logger.warning(
-                    "push not delivered: retrying", metadata: Self.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"]))
-                changedSchedules.insert(token)
+            for answer in answers {
+                let holders = coordinator.answered(answer.token, answer.outcome, seconds: answer.seconds, at: now)
+                try removals.remove(answer.token, of: holders, now: now)
             }
-            try commit()
+            try coordinator.commit()
         }
 
         logger.info(
             "push-gateway ready",
             metadata: [
                 "widgetbus.budget": "\(configuration.budget.coalescingDelay) s delay, \(configuration.budget.minimumInterval) s interval, \(configuration.budget.dailyLimit) a day",
-                "widgetbus.widgets_remembered": "\(stored.shown.count)", "widgetbus.schedules": "\(stored.schedules.count)",
+                "widgetbus.widgets_remembered": "\(coordinator.planner.shown.count)", "widgetbus.schedules": "\(coordinator.planner.schedules.count)",
             ])
-        bus.onStop { _ in
-            logger.info("push-gateway stopping", metadata: ["widgetbus.timelines_sequence": "\(timelines.sequence)", "widgetbus.waiting": "\(planner.waiting)"])
+        bus.onStop { [logger] _ in
+            logger.info(
+                "push-gateway stopping",
+                metadata: ["widgetbus.timelines_sequence": "\(timelines.sequence)", "widgetbus.waiting": "\(coordinator.planner.waiting)"])
         }
     }
 }
@@ -252,56 +168,6 @@ final class TokenRemovals {
             try requests.send(payload, id: id, now: now)
         }
     }
-}
-
-/// The sends running off the bus thread: how many there are (at most ``PushGatewayService/maxSendsInFlight``),
-/// and a wait for the last to finish, so that a stop can take their answers.
-private final class SendsInFlight: @unchecked Sendable {
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var running = 0
-
-    func started() {
-        condition.lock()
-        running += 1
-        condition.unlock()
-    }
-
-    func finished() {
-        condition.lock()
-        running -= 1
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    var count: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return running
-    }
-
-    /// Returns once no send is running, or after `timeout`.
-    func waitUntilNone(timeout: Duration) {
-        let deadline = Date().addingTimeInterval(timeout.asSeconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while running > 0, condition.wait(until: deadline) {}
-    }
-}
-
-/// What push-gateway reports (docs/OBSERVABILITY.md).
-private struct PushMetrics {
-    let changes = Dictionary(uniqueKeysWithValues: ["scheduled", "joined", "covered"].map {
-        ($0, Counter(MetricCatalog.pushChanges, ["result": $0]))
-    })
-    let sent = Dictionary(uniqueKeysWithValues: ["delivered", "token_gone", "retry", "refused", "dry_run"].map {
-        ($0, Counter(MetricCatalog.pushesSent, ["result": $0]))
-    })
-    let tokensRefused = Dictionary(uniqueKeysWithValues: APNsClient.tokenRefusals.map {
-        ($0, Counter(MetricCatalog.pushTokensRefused, ["reason": $0]))
-    })
-    let duration = Timer(MetricCatalog.pushDuration)
-    let waiting = Gauge(MetricCatalog.pushesWaiting)
 }
 
 extension TokenPushSchedule.ChangeOutcome {
