@@ -34,15 +34,30 @@ done
 bin=$("${build[@]}" --show-bin-path)
 out=.widgetbus/bench
 mkdir -p "$out"
-# The services' stores go on tmpfs (/dev/shm) unless GATEWAY_BENCH_STORE=disk: the gateway writes
-# nothing to disk, and intent-handler's log stalls on this machine's disk for tens of milliseconds
-# at random moments, which decide a p99 of either path by which round they fall in rather than
-# by the gateway (docs/BENCHMARKS.md; bench-loadtest.sh measures the pipeline on disk).
-case "${GATEWAY_BENCH_STORE:-memory}" in
-    memory) work=$(mktemp -d /dev/shm/widgetbus-bench-gateway.XXXXXX) ;;
-    disk) work=$(mktemp -d /tmp/widgetbus-bench-gateway.XXXXXX) ;;
-    *) echo "GATEWAY_BENCH_STORE is memory or disk, not ${GATEWAY_BENCH_STORE}" >&2; exit 64 ;;
+# The services' stores go on tmpfs (/dev/shm), for every phase, unless GATEWAY_BENCH_STORE=disk or
+# /dev/shm has less than 1 GiB free (intent-handler's log alone grows to about 270 MB). The
+# gateway writes nothing to disk, and intent-handler's log stalls on this machine's disk for tens
+# of milliseconds at moments unrelated to the path being measured, more often as a run goes on:
+# they, not the gateway, then decide which path's p99 is worse (docs/BENCHMARKS.md;
+# bench-loadtest.sh measures the pipeline on disk).
+store=${GATEWAY_BENCH_STORE:-memory}
+case "$store" in
+    memory | disk) ;;
+    *) echo "GATEWAY_BENCH_STORE is memory or disk, not $store" >&2; exit 64 ;;
 esac
+if [ "$store" = memory ] && [ "$(df --output=avail -k /dev/shm 2>/dev/null | tail -1 | tr -d ' ')" -lt 1048576 ] 2>/dev/null; then
+    echo "/dev/shm has less than 1 GiB free: the stores go on disk" >&2
+    store=disk
+fi
+if [ "$store" = memory ]; then work=$(mktemp -d /dev/shm/widgetbus-bench-gateway.XXXXXX); else work=$(mktemp -d /tmp/widgetbus-bench-gateway.XXXXXX); fi
+pids=()
+pid_options=()
+stop_services() {
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf -- "$work"
+}
+trap stop_services EXIT
 
 # 10,000 streams are 10,000 sockets in the gateway and as many in the load generator. Where the
 # hard limit is lower than 65,536 (containers), the soft limit goes up to it.
@@ -57,14 +72,6 @@ for variable in WIDGETBUS_INTENTS WIDGETBUS_STATE_EVENTS WIDGETBUS_STATE_SNAPSHO
 done
 export WIDGETBUS_LOG_LEVEL=warning
 
-pids=()
-pid_options=()
-stop_services() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf -- "$work"
-}
-trap stop_services EXIT
 for service in intent-handler metrics-ingest timeline-service; do
     "$bin/$service" >"$work/$service.log" 2>&1 &
     pids+=($!)
@@ -85,6 +92,6 @@ done
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 echo "machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), libzmq $(pkg-config --modversion libzmq), open files $(ulimit -n), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "services: intent-handler, timeline-service, metrics-ingest (release, pids ${pids[*]}), data in $work (${GATEWAY_BENCH_STORE:-memory})"
+echo "services: intent-handler, timeline-service, metrics-ingest (release, pids ${pids[*]}), data in $work ($store)"
 set -x
 "$bin/widgetbus-loadtest" app-gateway --json "$out/gateway-$stamp.json" "${pid_options[@]}" "$@"

@@ -180,7 +180,10 @@ struct AppGatewayBenchmark: ParsableCommand {
     }
 
     func validate() throws {
-        let names = intentClients.split(separator: ",").map(String.init)
+        guard http1Connections >= 1, connections >= 1 else {
+            throw ValidationError("--http1-connections and --connections take 1 or more")
+        }
+        let names = intentClients.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard !names.isEmpty, Set(names).count == names.count, names.allSatisfy({ IntentClient(rawValue: $0) != nil }) else {
             throw ValidationError(
                 "--intent-clients takes \(IntentClient.allCases.map(\.rawValue).joined(separator: ", ")), each at most once: \(intentClients)")
@@ -208,7 +211,11 @@ struct AppGatewayBenchmark: ParsableCommand {
             let gateway = try GatewayUnderTest(transport: .tls, files: files, environment: environment, name: "gateway-tls")
             defer { gateway.stop() }
             Console.line("app-gateway (HTTPS) pid \(gateway.pid) on \(gateway.baseURL)")
-            let clients = try (0..<connections).map { _ in try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .automatic) }
+            // HTTP/2 clients for the GETs, and for the intents when async-http-client's HTTP/2 path is chosen.
+            let needsHTTP2 = selected.contains("gets") || selected.contains("intents") && chosenIntentClients.contains(.ahcHTTP2)
+            let clients = try (needsHTTP2 ? 0..<connections : 0..<0).map { _ in
+                try BenchHTTPClients.make(caPEM: files.certificates.caPEM, version: .automatic)
+            }
             defer { try? waitFor { await BenchHTTPClients.shutdown(clients) } }
             if selected.contains("intents") {
                 let http1 =
@@ -270,8 +277,14 @@ struct AppGatewayBenchmark: ParsableCommand {
         Console.line("")
         Console.line(
             "intents: \(Int(intentRate))/s offered (open loop) for \(intentSeconds.text(0)) s after 1 s of warm-up, \(intentUsers) users; "
-                + "gateway: HTTPS POST /v1/intents (\(intentClients): \(http1Connections) keep-alive connections on HTTP/1.1, "
-                + "\(connections) connections on HTTP/2); direct: a DEALER to intent-handler")
+                + "gateway: HTTPS POST /v1/intents from "
+                + chosenIntentClients.map { client in
+                    switch client {
+                    case .nioHTTP1: "nio-h1 (one event loop, \(http1Connections) keep-alive connections)"
+                    case .ahcHTTP1: "ahc-h1 (async-http-client, \(http1Connections) keep-alive connections)"
+                    case .ahcHTTP2: "ahc-h2 (async-http-client, \(connections) HTTP/2 connections)"
+                    }
+                }.joined(separator: ", ") + "; direct: a DEALER to intent-handler")
         let baseURL = gateway.baseURL
         var paths: [(name: String, run: (Int) throws -> PacedIntentRun)] = [
             (
@@ -279,7 +292,7 @@ struct AppGatewayBenchmark: ParsableCommand {
                 { round in try PacedIntents.direct(endpoint: endpoint, users: users, schedule: schedule, round: round) }
             )
         ]
-        let (port, caPEM, http1Connections) = (gateway.port, files.certificates.caPEM, http1Connections)
+        let (port, caPEM, connectionsPerClient) = (gateway.port, files.certificates.caPEM, http1Connections)
         for client in chosenIntentClients {
             let path = "gateway-\(client.rawValue)"
             func asyncHTTPClient(_ clients: [HTTPClient]) -> (Int) throws -> PacedIntentRun {
@@ -297,7 +310,7 @@ struct AppGatewayBenchmark: ParsableCommand {
                         path,
                         { round in
                             try EventLoopIntents.run(
-                                port: port, caPEM: caPEM, connections: http1Connections, authorizations: authorizations, schedule: schedule,
+                                port: port, caPEM: caPEM, connections: connectionsPerClient, authorizations: authorizations, schedule: schedule,
                                 round: round, path: path)
                         }
                     ))

@@ -17,8 +17,11 @@ import ServiceSupport
 /// connection has one in flight waits for the first to finish: that wait shows as send lag, and
 /// its round trip is timed from when it fell due, as an open loop would have sent it, so a
 /// stall of the gateway longer than the connections can cover is not hidden by the requests it
-/// held back.
+/// held back. A request whose connection fails is answered with an error, timed to the failure,
+/// as async-http-client's path counts it.
 enum EventLoopIntents {
+    /// One run of `schedule` on `connections` connections to the gateway on `port`, after one
+    /// request on each (answered `200` within 10 s, or the run fails).
     static func run(
         port: Int, caPEM: String, connections: Int, authorizations: [String], schedule: PacedIntents.Schedule, round: Int, path: String
     ) throws -> PacedIntentRun {
@@ -29,11 +32,11 @@ enum EventLoopIntents {
         tls.applicationProtocols = ["http/1.1"]
         let context = try NIOSSLContext(configuration: tls)
         let loop = group.next()
-        let requests = PacedIntents.levels.map { level in
+        let bodies = PacedIntents.levels.map { level in
             ByteBuffer(string: #"{"type":"RecordTensionIntent","body":{"level":\#(level)}}"#)
         }
         let pacer = try loop.submit {
-            Pacer.make(loop: loop, schedule: schedule, host: "localhost:\(port)", authorizations: authorizations, bodies: requests)
+            Pacer.make(loop: loop, schedule: schedule, host: "localhost:\(port)", authorizations: authorizations, bodies: bodies)
         }.wait()
         let channels = try (0..<connections).map { _ in
             try ClientBootstrap(group: loop)
@@ -49,7 +52,7 @@ enum EventLoopIntents {
                 .connect(host: "127.0.0.1", port: port).wait()
         }
         defer { for channel in channels { channel.close(promise: nil) } }
-        try loop.flatSubmit { pacer.value.warmUp() }.wait()
+        try loop.flatSubmit { pacer.value.warmUp(within: .seconds(10)) }.wait()
         return try loop.flatSubmit { pacer.value.start(round: round, path: path) }.wait()
     }
 
@@ -60,8 +63,9 @@ enum EventLoopIntents {
         private let host: String
         private let authorizations: [String]
         private let bodies: [ByteBuffer]
+        /// Open connections with no request on them.
         private var idle: [IntentConnection] = []
-        private var connections = 0
+        private var open = 0
         /// Requests due while no connection was free, oldest first: their index and due time.
         private var waiting: [(index: Int, due: ContinuousClock.Instant)] = []
         private var waitingHead = 0
@@ -72,7 +76,7 @@ enum EventLoopIntents {
         private var lastSent = ContinuousClock.now
         private var latency = Histogram<UInt64>.latencyMicroseconds()
         private var lag = Histogram<UInt64>.latencyMicroseconds()
-        private var answered = 0
+        private var answers = 0
         private var errors = 0
         private var firstError: String?
         private var warmUpAnswers: EventLoopPromise<Void>?
@@ -94,20 +98,32 @@ enum EventLoopIntents {
             self.bodies = bodies
         }
 
-        func joined(_ connection: IntentConnection) {
-            connections += 1
+        func opened(_ connection: IntentConnection) {
+            open += 1
             idle.append(connection)
         }
 
-        /// One request on every connection, answered, before the clock starts: each connection's
-        /// TLS handshake is done by then.
-        func warmUp() -> EventLoopFuture<Void> {
+        /// One request on every connection, answered `200` within `limit`, before the clock
+        /// starts: each connection's TLS handshake is done by then.
+        func warmUp(within limit: TimeAmount) -> EventLoopFuture<Void> {
             let promise = loop.makePromise(of: Void.self)
+            guard !idle.isEmpty else {
+                promise.fail(ValidationFailure("no connection to the gateway is open"))
+                return promise.futureResult
+            }
             warmUpAnswers = promise
             let all = idle
             idle.removeAll()
             for connection in all { send(index: 1, on: connection, due: .now, waited: false) }
+            loop.assumeIsolated().scheduleTask(in: limit) {
+                self.failWarmUp("the first request on each connection was not all answered within \(limit)")
+            }
             return promise.futureResult
+        }
+
+        private func failWarmUp(_ reason: String) {
+            warmUpAnswers?.fail(ValidationFailure("\(path.isEmpty ? "nio-h1" : path) warm-up: \(reason)"))
+            warmUpAnswers = nil
         }
 
         func start(round: Int, path: String) -> EventLoopFuture<PacedIntentRun> {
@@ -161,17 +177,34 @@ enum EventLoopIntents {
             connection.send(head: head, body: body, index: index, timedFrom: waited ? due : sent)
         }
 
-        func answered(index: Int, timedFrom from: ContinuousClock.Instant, status: HTTPResponseStatus?, on connection: IntentConnection) {
+        /// The request `index` on `connection` ended: answered with `status`, or failed with
+        /// `failure` (the connection is then closed and gone from the pool).
+        func ended(
+            index: Int, timedFrom from: ContinuousClock.Instant, status: HTTPResponseStatus?, failure: String? = nil,
+            on connection: IntentConnection
+        ) {
             let elapsed = ContinuousClock.now - from
             inFlight -= 1
+            let error = failure ?? (status == .ok ? nil : status.map { "HTTP \($0.code)" } ?? "no status")
+            if let error, warmUpAnswers != nil { failWarmUp(error) }
             if finished != nil, index >= schedule.warmUp {
-                answered += 1
-                if status != .ok {
+                answers += 1
+                if let error {
                     errors += 1
-                    if firstError == nil { firstError = status.map { "HTTP \($0.code)" } ?? "no status" }
+                    if firstError == nil { firstError = error }
                 }
                 _ = latency.record(elapsed.asMicroseconds)
             }
+            if failure == nil { free(connection) }
+            if let promise = warmUpAnswers, idle.count == open {
+                warmUpAnswers = nil
+                promise.succeed()
+            }
+            finishIfDone()
+        }
+
+        /// A connection free for the next request: the oldest waiting one, or the pool.
+        private func free(_ connection: IntentConnection) {
             if waitingHead < waiting.count {
                 let request = waiting[waitingHead]
                 waitingHead += 1
@@ -179,40 +212,37 @@ enum EventLoopIntents {
             } else {
                 idle.append(connection)
             }
-            if let promise = warmUpAnswers, idle.count == connections {
-                warmUpAnswers = nil
-                promise.succeed()
-            }
-            finishIfDone()
         }
 
-        /// A connection failed: the warm-up fails with it; in the measured run its request is
-        /// left unanswered.
-        func failed(_ error: any Error) {
-            if firstError == nil { firstError = "\(error)" }
-            warmUpAnswers?.fail(error)
-            warmUpAnswers = nil
+        /// A connection closed: it leaves the pool.
+        func closed(_ connection: IntentConnection) {
+            open -= 1
+            idle.removeAll { $0 === connection }
         }
 
         private func finishIfDone() {
             if next == schedule.total, inFlight == 0, waitingHead == waiting.count { finish() }
         }
 
-        /// Ends the run: when every request is answered, or 10 s after the last send.
+        /// Ends the run: once every request has ended, or 10 s after the last was due.
         private func finish() {
             guard let promise = finished else { return }
             finished = nil
-            if let firstError, errors > 0 { Console.error("\(path), round \(round): \(errors) errors, the first: \(firstError)") }
+            idle.removeAll()
+            let unanswered = schedule.count - answers
+            if errors > 0 || unanswered > 0 {
+                Console.error("\(path), round \(round): \(errors) errors, \(unanswered) unanswered; the first error: \(firstError ?? "none")")
+            }
             promise.succeed(
                 PacedIntentRun(
-                    path: path, round: round, rate: schedule.rate, sent: schedule.count, answered: answered, errors: errors,
+                    path: path, round: round, rate: schedule.rate, sent: schedule.count, answered: answers, errors: errors,
                     sendingSeconds: (lastSent - (firstRecorded ?? start)).asSeconds * Double(schedule.count) / Double(max(1, schedule.count - 1)),
                     latency: latency, lag: lag))
         }
     }
 
-    /// One keep-alive connection: writes a request and reports its answer's status at its end.
-    final class IntentConnection: ChannelInboundHandler, RemovableChannelHandler {
+    /// One keep-alive connection: writes a request and reports how it ended.
+    final class IntentConnection: ChannelInboundHandler {
         typealias InboundIn = HTTPClientResponsePart
         typealias OutboundOut = HTTPClientRequestPart
 
@@ -227,13 +257,17 @@ enum EventLoopIntents {
 
         func handlerAdded(context: ChannelHandlerContext) {
             self.context = context
-            pacer.value.joined(self)
+            pacer.value.opened(self)
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            self.context = nil
         }
 
         func send(head: HTTPRequestHead, body: ByteBuffer, index: Int, timedFrom from: ContinuousClock.Instant) {
-            guard let context else { return }
             current = (index, from)
             status = nil
+            guard let context else { return end(failure: "the connection is closed") }
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -246,19 +280,26 @@ enum EventLoopIntents {
             case .end:
                 guard let request = current else { return }
                 current = nil
-                pacer.value.answered(index: request.index, timedFrom: request.timedFrom, status: status, on: self)
+                pacer.value.ended(index: request.index, timedFrom: request.timedFrom, status: status, on: self)
             }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            pacer.value.failed(error)
+            end(failure: "\(error)")
             context.close(promise: nil)
         }
 
-        /// A connection the gateway closed with a request on it: that request stays unanswered.
+        /// The connection closed: it leaves the pool, and a request on it has failed.
         func channelInactive(context: ChannelHandlerContext) {
-            if current != nil { pacer.value.failed(ChannelError.ioOnClosedChannel) }
+            pacer.value.closed(self)
+            end(failure: "the gateway closed the connection")
             context.fireChannelInactive()
+        }
+
+        private func end(failure: String) {
+            guard let request = current else { return }
+            current = nil
+            pacer.value.ended(index: request.index, timedFrom: request.timedFrom, status: nil, failure: failure, on: self)
         }
     }
 }

@@ -8,7 +8,8 @@ import WidgetBusProtocol
 import ZeroMQ
 
 /// One open-loop run of intents at a fixed offered rate: requests leave on schedule whatever the
-/// answers, and each round trip is timed from when it left to its answer.
+/// answers, and each round trip is timed from when it left to its answer (on `gateway-nio-h1`, a
+/// request that waited for a free connection from when it fell due).
 struct PacedIntentRun: Codable, Sendable {
     /// `direct` (a DEALER to intent-handler), or `gateway-` and the client's name (HTTPS POST
     /// /v1/intents from that client: `nio-h1`, `ahc-h1`, `ahc-h2`).
@@ -17,9 +18,11 @@ struct PacedIntentRun: Codable, Sendable {
     var offeredPerSecond: Double
     var sent: Int
     var answered: Int
-    /// Answers that were not a state: an HTTP status other than 200, or a bus error reply.
+    /// Answers that were not a state: an HTTP status other than 200, a bus error reply, or (on the
+    /// gateway's paths) a request that failed or timed out in its client.
     var errors: Int
-    /// Requests with no answer within the time allowed after the last send.
+    /// Requests with no answer within 10 s of the last send (the last due time on
+    /// `gateway-nio-h1`); the direct path's missing replies.
     var unanswered: Int
     /// Sent, over the time from the first send to the last: the rate the schedule held.
     var achievedPerSecond: Double
@@ -28,8 +31,8 @@ struct PacedIntentRun: Codable, Sendable {
     var p99Milliseconds: Double
     var p999Milliseconds: Double
     var maxMilliseconds: Double
-    /// How late sends left against their schedule, p99: large values mean the generator, not
-    /// the path, held the rate back.
+    /// How late sends left against their schedule, p99: large values mean the generator held the
+    /// rate back, or (on `gateway-nio-h1`) that requests waited for a connection the gateway held.
     var sendLagP99Milliseconds: Double
     /// Milliseconds of CPU per intent sent (warm-up included) of each process measured: the
     /// gateway, the load generator, and the services named with `--pid`.
