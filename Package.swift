@@ -195,7 +195,7 @@ let package = Package(
         .target(
             name: "PushGateway",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
+                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

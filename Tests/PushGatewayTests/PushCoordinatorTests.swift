@@ -34,9 +34,9 @@ struct PushCoordinatorTests {
             try? FileManager.default.removeItem(at: folder)
         }
 
-        func restarted(at now: Date) throws {
+        func restarted(at now: Date, topic: String = "app.widgets") throws {
             coordinator = try PushCoordinator(
-                store: store, budget: PushCoordinatorTests.budget, retries: PushRetryPolicy(), topic: "app.widgets", now: now,
+                store: store, budget: PushCoordinatorTests.budget, retries: PushRetryPolicy(), topic: topic, now: now,
                 logger: Logger(label: "push-coordinator-tests"))
         }
 
@@ -86,24 +86,58 @@ struct PushCoordinatorTests {
         #expect(harness.coordinator.nextDue == nil)
     }
 
-    @Test func aTokenAPNsCallsGoneIsNamedForRemovalWithTheUsersHoldingItAndNotPushedAgain() throws {
+    /// APNs's answer to the phone's push, at 16 s.
+    static func answer(_ outcome: PushOutcome) -> [PushSends.Outcome] {
+        [PushSends.Outcome(token: phone.token, outcome: outcome, seconds: 0.1)]
+    }
+
+    @Test func aTokenAPNsCallsGoneIsNamedForRemovalWithTheUsersHoldingItAndNothingIsDueForIt() throws {
         let harness = try Harness()
         try harness.annsWidgetChanged()
         _ = try harness.coordinator.takeDue(at: Self.at(15), limit: 10)
-        let holders = harness.coordinator.answered(Self.phone.token, .tokenGone(reason: "Unregistered"), seconds: 0.1, at: Self.at(16))
-        #expect(holders == ["ann"])
-        try harness.coordinator.commit()
+        let gone = try harness.coordinator.answered(Self.answer(.tokenGone(reason: "Unregistered")), at: Self.at(16))
+        #expect(gone.map(\.token) == [Self.phone.token] && gone.map(\.users) == [["ann"]])
         let schedule = try #require(try harness.stored().schedules[Self.phone.token])
         #expect(schedule.inFlight == nil && schedule.due == nil)
+        #expect(harness.coordinator.nextDue == nil)
+    }
+
+    @Test func aTokenRefusedForTheTopicIsStoredSoAndPushedAgainOnlyUnderAnotherTopic() throws {
+        let harness = try Harness()
+        try harness.annsWidgetChanged()
+        _ = try harness.coordinator.takeDue(at: Self.at(15), limit: 10)
+        let gone = try harness.coordinator.answered(
+            Self.answer(.tokenRefused(reason: "DeviceTokenNotForTopic", topic: "app.widgets")), at: Self.at(16))
+        #expect(gone.isEmpty, "the token stays its users'")
+        #expect(try harness.stored().schedules[Self.phone.token]?.refusal?.topic == "app.widgets")
+
+        try harness.restarted(at: Self.at(20))
+        #expect(try harness.stored().schedules[Self.phone.token]?.refusal != nil, "the same topic: still refused")
+        try harness.restarted(at: Self.at(20), topic: "other.app.widgets")
+        try harness.coordinator.take(tokenChanges: [.all([Self.ann])], timelines: [:], at: Self.at(20))
+        #expect(try harness.stored().schedules[Self.phone.token]?.refusal == nil, "another topic: lifted, and stored at the first turn")
+    }
+
+    @Test func aSnapshotOfEveryTokenForgetsTheScheduleOfATokenNoUserHoldsAnyMore() throws {
+        let harness = try Harness()
+        try harness.annsWidgetChanged()
+        #expect(try harness.stored().schedules[Self.phone.token] != nil)
+        try harness.coordinator.take(tokenChanges: [.all([])], timelines: [:], at: Self.at(6))
+        #expect(try harness.stored().schedules[Self.phone.token] == nil)
+        #expect(try harness.coordinator.takeDue(at: Self.at(15), limit: 10).isEmpty)
+    }
+
+    @Test func aTimelineArrivingWithItsUsersFirstTokenIsRememberedInTheSameTurn() throws {
+        let harness = try Harness()
+        try harness.coordinator.take(tokenChanges: [.user(Self.ann)], timelines: [Self.tension: try Self.timeline(.picker)], at: Self.at(0))
+        #expect(try harness.stored().shown[Self.tension] != nil)
     }
 
     @Test func aPushNotDeliveredWaitsWhatAPNsAskedAndIsStoredSo() throws {
         let harness = try Harness()
         try harness.annsWidgetChanged()
         _ = try harness.coordinator.takeDue(at: Self.at(15), limit: 10)
-        let holders = harness.coordinator.answered(Self.phone.token, .retry(reason: "TooManyRequests", after: 60), seconds: 0.1, at: Self.at(16))
-        #expect(holders.isEmpty)
-        try harness.coordinator.commit()
+        #expect(try harness.coordinator.answered(Self.answer(.retry(reason: "TooManyRequests", after: 60)), at: Self.at(16)).isEmpty)
         #expect(harness.coordinator.nextDue == Self.at(76))
         let schedule = try #require(try harness.stored().schedules[Self.phone.token])
         #expect(schedule.inFlight == nil && schedule.due == Self.at(76))

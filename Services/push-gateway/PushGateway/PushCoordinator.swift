@@ -6,11 +6,12 @@ import WidgetBusProtocol
 
 /// What push-gateway does with each thing it learns, on the bus thread: token changes and
 /// published timelines go to the ``PushPlanner``, due pushes come out of it, and APNs's answers
-/// go back into it. Every step is stored (``PushStore``) before it is acted on, so a push taken
-/// is in flight in the store before it is sent, and an answer is committed before the next turn.
-/// It does no I/O of its own beyond the store: the service sends what it returns.
+/// go back into it. Every step is stored (``PushStore``) before it is acted on: a push taken is
+/// in flight in the store before it is sent, and a batch of answers is committed before the
+/// token removals they call for are asked. It does no I/O of its own beyond the store: the
+/// service sends what it returns.
 final class PushCoordinator {
-    private(set) var planner: PushPlanner
+    private var planner: PushPlanner
     private let store: PushStore
     private let retries: PushRetryPolicy
     private let logger: Logger
@@ -67,6 +68,11 @@ final class PushCoordinator {
     /// When the next push falls due, if one is waiting.
     var nextDue: Date? { planner.nextDue }
 
+    /// Pushes waiting to be sent, widgets remembered and tokens with a schedule, for the logs.
+    var counts: (waiting: Int, widgets: Int, schedules: Int) {
+        (planner.waiting, planner.shown.count, planner.schedules.count)
+    }
+
     /// The pushes due at `now`, at most `limit`, stored as in flight before they are returned: a
     /// push sent is never forgotten.
     func takeDue(at now: Date, limit: Int) throws -> [OutgoingPush] {
@@ -76,27 +82,35 @@ final class PushCoordinator {
         return pushes
     }
 
-    /// One answer from APNs to the push to `token`, which took `seconds`. Returns the users to
-    /// remove the token from when APNs calls it gone (intent-handler, the tokens' only writer,
-    /// removes it). Not committed: ``commit()`` after the turn's answers.
-    func answered(_ token: String, _ outcome: PushOutcome, seconds: Double, at now: Date) -> [String] {
+    /// APNs's answers to the pushes sent, committed. Returns, for each token APNs calls gone, the
+    /// users to remove it from (intent-handler, the tokens' only writer, removes it).
+    func answered(_ answers: [PushSends.Outcome], at now: Date) throws -> [(token: String, users: [String])] {
+        var gone: [(token: String, users: [String])] = []
+        for answer in answers {
+            if let users = answered(answer.token, answer.outcome, seconds: answer.seconds, at: now) { gone.append((answer.token, users)) }
+        }
+        try commit()
+        return gone
+    }
+
+    /// One answer; the users holding the token when APNs calls it gone.
+    private func answered(_ token: String, _ outcome: PushOutcome, seconds: Double, at now: Date) -> [String]? {
         metrics.sent[outcome.label]?.increment()
         if outcome != .dryRun { metrics.duration.recordSeconds(seconds) }
         changedSchedules.insert(token)
-        switch outcome {
-        case .retry(let reason, let after):
+        if case .retry(let reason, let after) = outcome {
             let count = (failures[token] ?? 0) + 1
             failures[token] = count
             let delay = retries.delay(afterFailures: count, retryAfter: after)
             planner.retry(token, at: now.addingTimeInterval(delay))
             logger.warning(
-                "push not delivered: retrying", metadata: PushGatewayService.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"]))
-            return []
-        case .delivered, .dryRun, .tokenGone, .tokenRefused, .refused:
-            // Answered for good: delivered, logged, or refused.
-            failures[token] = nil
-            planner.answered(token)
+                "push not delivered: retrying",
+                metadata: PushGatewayService.metadata(token, ["widgetbus.reason": "\(reason)", "widgetbus.retry_in": "\(delay) s"]))
+            return nil
         }
+        // Answered for good: delivered, logged, or refused.
+        failures[token] = nil
+        planner.answered(token)
         switch outcome {
         case .tokenGone(let reason):
             logger.notice("APNs refused a push token: removing it", metadata: PushGatewayService.metadata(token, ["widgetbus.reason": "\(reason)"]))
@@ -109,15 +123,16 @@ final class PushCoordinator {
             planner.refused(token, TokenPushSchedule.Refusal(reason: reason, topic: topic))
             metrics.tokensRefused[reason]?.increment()
         case .refused(let status, let reason):
-            logger.error("APNs refused a push", metadata: PushGatewayService.metadata(token, ["widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"]))
+            logger.error(
+                "APNs refused a push", metadata: PushGatewayService.metadata(token, ["widgetbus.status": "\(status)", "widgetbus.reason": "\(reason)"]))
         case .delivered, .dryRun, .retry:
             break
         }
-        return []
+        return nil
     }
 
     /// Stores what changed since the last commit, in one transaction.
-    func commit() throws {
+    private func commit() throws {
         try store.save(shown: changedShown, schedules: Dictionary(changedSchedules.map { ($0, planner.schedules[$0]) }) { $1 })
         if !changedSchedules.isEmpty { metrics.waiting.record(planner.waiting) }
         changedShown.removeAll(keepingCapacity: true)

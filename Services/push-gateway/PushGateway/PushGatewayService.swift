@@ -114,23 +114,19 @@ public struct PushGatewayService: BusService {
         let clock = bus.clock
         bus.receive(from: sends.outcomes) { answers in
             let now = clock.now
-            for answer in answers {
-                let holders = coordinator.answered(answer.token, answer.outcome, seconds: answer.seconds, at: now)
-                try removals.remove(answer.token, of: holders, now: now)
-            }
-            try coordinator.commit()
+            for (token, users) in try coordinator.answered(answers, at: now) { try removals.remove(token, of: users, now: now) }
         }
 
         logger.info(
             "push-gateway ready",
             metadata: [
                 "widgetbus.budget": "\(configuration.budget.coalescingDelay) s delay, \(configuration.budget.minimumInterval) s interval, \(configuration.budget.dailyLimit) a day",
-                "widgetbus.widgets_remembered": "\(coordinator.planner.shown.count)", "widgetbus.schedules": "\(coordinator.planner.schedules.count)",
+                "widgetbus.widgets_remembered": "\(coordinator.counts.widgets)", "widgetbus.schedules": "\(coordinator.counts.schedules)",
             ])
         bus.onStop { [logger] _ in
             logger.info(
                 "push-gateway stopping",
-                metadata: ["widgetbus.timelines_sequence": "\(timelines.sequence)", "widgetbus.waiting": "\(coordinator.planner.waiting)"])
+                metadata: ["widgetbus.timelines_sequence": "\(timelines.sequence)", "widgetbus.waiting": "\(coordinator.counts.waiting)"])
         }
     }
 }

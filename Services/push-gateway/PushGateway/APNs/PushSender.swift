@@ -43,6 +43,8 @@ public enum PushOutcome: Sendable, Equatable {
 public protocol PushSender: Sendable {
     /// The `apns-topic` of the pushes it sends; nil when it sends none.
     var topic: String? { get }
+    /// Sends `push` and says what came of it. Returns promptly once its task is cancelled (a
+    /// retry is the outcome then): the service's stop waits for every send.
     func send(_ push: OutgoingPush) async -> PushOutcome
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import ServiceLifecycle
 import ServiceSupport
+import Synchronization
 
 /// Sends pushes off the bus thread, each as a child task of this service's run, and posts every
 /// outcome to the bus through `outcomes`. The bus thread decides how many may be in flight
@@ -8,9 +9,9 @@ import ServiceSupport
 /// client's queue stays short of its request timeout.
 ///
 /// It runs before push-gateway's bus in the service group, so it stops after it: the bus's stop
-/// waits a moment for the answers in flight (``waitUntilNone(timeout:)``) and commits them; a
-/// send still unanswered when this service stops is cancelled, and is sent again after the
-/// restart, as the store has it in flight.
+/// waits a moment for the answers in flight (``waitUntilNone(timeout:)``) and commits them. When
+/// this service stops, a send still unanswered is cancelled and a push not yet started is not
+/// sent: the store has both in flight, and the restart sends them again.
 final class PushSends: Service, @unchecked Sendable {
     struct Outcome: Sendable {
         var token: String
@@ -19,13 +20,16 @@ final class PushSends: Service, @unchecked Sendable {
     }
 
     private let sender: any PushSender
-    /// Where the outcomes go: the bus thread takes them from here.
+    /// Where the outcomes go: the bus that receives from it takes them, and closes it when it
+    /// closes (a post after that is dropped, as the bus would never read it).
     let outcomes: BusMailbox<Outcome>
     private let queue: AsyncStream<OutgoingPush>
     private let queued: AsyncStream<OutgoingPush>.Continuation
     private let condition = NSCondition()
     /// Pushes submitted and not yet answered. Guarded by `condition`.
     private var running = 0
+    /// Set when the service stops: pushes still queued are dropped, not sent.
+    private let stopping = Atomic<Bool>(false)
 
     init(sender: any PushSender) throws {
         self.sender = sender
@@ -41,10 +45,10 @@ final class PushSends: Service, @unchecked Sendable {
         condition.withLock { running }
     }
 
-    /// Sends `push` as soon as the service's run takes it.
+    /// Sends `push` as soon as the service's run takes it; once the run has ended it is dropped.
     func submit(_ push: OutgoingPush) {
         condition.withLock { running += 1 }
-        queued.yield(push)
+        if case .terminated = queued.yield(push) { finished() }
     }
 
     /// Returns once every push submitted is answered, or after `timeout`.
@@ -59,6 +63,10 @@ final class PushSends: Service, @unchecked Sendable {
         await withDiscardingTaskGroup { group in
             await withGracefulShutdownHandler {
                 for await push in queue {
+                    guard !stopping.load(ordering: .acquiring) else {
+                        finished()
+                        continue
+                    }
                     group.addTask { [sender, outcomes] in
                         let start = ContinuousClock.now
                         let outcome = await sender.send(push)
@@ -66,7 +74,8 @@ final class PushSends: Service, @unchecked Sendable {
                         self.finished()
                     }
                 }
-            } onGracefulShutdown: { [queued] in
+            } onGracefulShutdown: { [self] in
+                stopping.store(true, ordering: .releasing)
                 queued.finish()
             }
             group.cancelAll()
@@ -74,9 +83,9 @@ final class PushSends: Service, @unchecked Sendable {
     }
 
     private func finished() {
-        condition.lock()
-        running -= 1
-        condition.broadcast()
-        condition.unlock()
+        condition.withLock {
+            running -= 1
+            condition.broadcast()
+        }
     }
 }
