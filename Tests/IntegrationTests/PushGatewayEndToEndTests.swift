@@ -54,10 +54,13 @@ struct PushGatewayEndToEndTests {
             ]
         }
 
-        /// kill -9 (or SIGTERM) of push-gateway, and a new one on the same store; returns its process.
+        /// kill -9 (or SIGTERM, and an exit 0 within two seconds) of push-gateway, and a new one on
+        /// the same store; returns its process.
         func killAndRestartGateway(gracefully: Bool = false) throws -> ServiceProcess {
             if gracefully {
+                let stopping = ContinuousClock.now
                 #expect(bus.stop(.pushGateway) == 0, "push-gateway exits 0 on SIGTERM")
+                #expect(ContinuousClock.now - stopping < .seconds(2), "push-gateway stops within two seconds")
             } else {
                 bus.kill9(.pushGateway)
             }

@@ -41,6 +41,18 @@ extension PushGatewayEndToEndTests {
         #expect(allowed.log.contains("WIDGETBUS_APNS_ALLOW_PLAINTEXT_FOR_TESTS"), "it warns that pushes may go in clear text: \(allowed.log)")
     }
 
+    @Test("a stop while APNs has not answered a push is quick, and the push goes again after the restart")
+    func aPushUnansweredAtAStopGoesAgain() throws {
+        let rig = try Rig(users: ["pat"], coalesce: 0.2)
+        rig.apns.script(Rig.token(of: "pat"), [.init(status: 200, delay: 10)])
+        try rig.changeWidget(of: "pat", score: 2)
+        try rig.bus.waitUntil("pat's push reached APNs", timeout: 20) { rig.requests(to: "pat").count == 1 }
+        let restarted = try rig.killAndRestartGateway(gracefully: true)
+        try rig.waitUntilSettled(answered: 1, "pat's push, sent again by the new push-gateway, is answered")
+        #expect(rig.requests(to: "pat").count == 2, "the unanswered push, then the same again")
+        #expect(restarted.log.contains("a push in flight when push-gateway stopped is sent again"), "\(restarted.log)")
+    }
+
     @Test("a restart reuses the provider token: pushes before and after a kill -9 carry the same one")
     func providerTokenSurvivesARestart() throws {
         let rig = try Rig(users: ["pat", "fay"], coalesce: 0.2)
