@@ -71,7 +71,9 @@ struct GoldenWireTests {
     }
 
     @Test func everyGoldenFileBelongsToATestAndNamesAreUnique() throws {
-        let names = GoldenWireCase.all.map(\.name) + TimelineSpec.all.map { "TimelineBody-\($0.name)" }
+        let names =
+            GoldenWireCase.all.map(\.name) + TimelineSpec.all.map { "TimelineBody-\($0.name)" }
+            + GoldenSnapshotFileTests.specs.map(GoldenSnapshotFileTests.name)
         #expect(Set(names).count == names.count, "two goldens share a name")
         let stale = try Self.golden.storedNames().subtracting(names)
         #expect(stale.isEmpty, "golden files no test writes (delete them): \(stale.sorted())")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceSupport
+import WidgetBusProtocol
 import WidgetDomain
 
 struct SnapshotCommand: ParsableCommand {

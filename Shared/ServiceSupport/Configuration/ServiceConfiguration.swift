@@ -62,6 +62,11 @@ public struct EnvironmentSetting: Sendable, Hashable {
     public static let dataDirectory = EnvironmentSetting(
         variable: "WIDGETBUS_DATA_DIR", defaultValue: "./.widgetbus",
         purpose: "directory for durable state (SQLite files)")
+    /// The root of the snapshot files (``SnapshotPath``): written by snapshot-writer, read by
+    /// widgetctl, app-gateway and widgets.
+    public static let snapshotDirectory = EnvironmentSetting(
+        variable: "WIDGETBUS_SNAPSHOT_DIR", defaultValue: "./.widgetbus/snapshots",
+        purpose: "directory of the per-user widget snapshot files (<user>/<WidgetKind>.json)")
     /// swift-log level: trace, debug, info, notice, warning, error, critical.
     public static let logLevel = EnvironmentSetting(
         variable: "WIDGETBUS_LOG_LEVEL", defaultValue: "info", purpose: "log level (trace … critical)")

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
+import WidgetBusProtocol
 import WidgetDomain
-
-@testable import ServiceSupport
 
 /// The last guard before the file system: a snapshot path never leaves its root.
 struct SnapshotPathTests {

@@ -3,10 +3,8 @@ import Testing
 import WidgetBusProtocol
 import WidgetDomain
 
-import ServiceSupport
-
 /// The bytes of the snapshot file (``WidgetSnapshot``, made from the encoded `TimelineBody` as
-/// snapshot-writer makes it) of every widget kind, pinned in `Tests/Golden/ServiceSupportTests/`.
+/// snapshot-writer makes it) of every widget kind, pinned in `Tests/Golden/WidgetBusProtocolTests/`.
 /// The timelines are the ones WidgetBusProtocolTests pins as `TimelineBody` (the same
 /// ``TimelineSpec``s, built by `WidgetState.timeline(for:now:timeZone:metrics:)` from the shared
 /// ``GoldenFixtures``).
@@ -44,11 +42,6 @@ struct GoldenSnapshotFileTests {
                 #expect(Self.specs.contains(TimelineSpec(kind: kind, variant: .current, zone: zone)))
             }
         }
-    }
-
-    @Test func everyGoldenFileBelongsToATest() throws {
-        let stale = try Self.golden.storedNames().subtracting(Self.specs.map(Self.name))
-        #expect(stale.isEmpty, "golden files no test writes (delete them): \(stale.sorted())")
     }
 }
 

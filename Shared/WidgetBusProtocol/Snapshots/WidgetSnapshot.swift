@@ -1,5 +1,4 @@
 import Foundation
-import WidgetBusProtocol
 import WidgetDomain
 
 /// The content of a snapshot file: what one user's widget renders with no other source, as a

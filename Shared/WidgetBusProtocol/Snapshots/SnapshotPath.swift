@@ -1,5 +1,4 @@
 import Foundation
-import WidgetBusProtocol
 import WidgetDomain
 
 /// Where the snapshot file of one user's widget kind lives: `<root>/<user>/<WidgetKind>.json`.
@@ -45,11 +44,4 @@ public struct SnapshotPath: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { file }
-}
-
-extension EnvironmentSetting {
-    /// The root of the snapshot files: written by snapshot-writer, read by widgetctl and widgets.
-    public static let snapshotDirectory = EnvironmentSetting(
-        variable: "WIDGETBUS_SNAPSHOT_DIR", defaultValue: "./.widgetbus/snapshots",
-        purpose: "directory of the per-user widget snapshot files (<user>/<WidgetKind>.json)")
 }
