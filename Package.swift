@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "ServiceSupport",
             dependencies: [
-                "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "CFileSystem", "CMemory",
+                "ZeroMQ", "WidgetBusProtocol", "CFileSystem", "CMemory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -99,6 +99,17 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             path: "Shared/ServiceSupport"
+        ),
+        // What the services that derive from widget state keep of it: copies of intent-handler's
+        // states and metrics-ingest's aggregates (Clone-pattern replicas on the bus runtime), and
+        // the widgets built from them.
+        .target(
+            name: "ReplicatedWidgets",
+            dependencies: [
+                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/ReplicatedWidgets"
         ),
         // How a service process runs: its services, and the metrics it reports over HTTP
         // (swift-metrics exported by swift-prometheus, served with NIOHTTP1).
@@ -138,7 +149,7 @@ let package = Package(
         .target(
             name: "Timelines",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
@@ -150,7 +161,7 @@ let package = Package(
         .target(
             name: "Snapshots",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
+                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
@@ -177,7 +188,7 @@ let package = Package(
         .target(
             name: "MetricsIngest",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -195,7 +206,7 @@ let package = Package(
         .target(
             name: "PushGateway",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -311,7 +322,7 @@ let package = Package(
         .testTarget(
             name: "ServiceSupportTests",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
+                "ReplicatedWidgets", "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -345,7 +356,7 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", .product(name: "Crypto", package: "swift-crypto"),
+                "PushGateway", "ReplicatedWidgets", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),

@@ -1,5 +1,6 @@
 import Foundation
 import PushGateway
+import ReplicatedWidgets
 import ServiceSupport
 import Testing
 import WidgetBusProtocol

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ReplicatedWidgets
 import Testing
 import WidgetBusProtocol
 import WidgetDomain

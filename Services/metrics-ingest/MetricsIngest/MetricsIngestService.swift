@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ReplicatedWidgets
 import ServiceSupport
 import WidgetBusProtocol
 

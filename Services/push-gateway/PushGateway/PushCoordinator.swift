@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import ReplicatedWidgets
 import ServiceSupport
 import WidgetBusProtocol
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicatedWidgets
 import ServiceSupport
 import WidgetBusProtocol
 

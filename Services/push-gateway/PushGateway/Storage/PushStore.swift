@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReplicatedWidgets
 import ServiceSupport
 import WidgetDomain
 

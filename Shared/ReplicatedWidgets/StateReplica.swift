@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 import ZeroMQ
