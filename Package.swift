@@ -78,7 +78,8 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         // Pure widget rules and timeline builders: no I/O, injected clock and randomness.
         .target(name: "WidgetDomain", path: "Shared/WidgetDomain"),
-        // Envelope, message catalog, topics, error codes, endpoints: shared by every executable.
+        // Envelope, message catalog, topics, error codes, endpoints, the snapshot file's format and path:
+        // shared by every executable.
         .target(
             name: "WidgetBusProtocol",
             dependencies: ["WidgetDomain", .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")],
@@ -106,7 +107,7 @@ let package = Package(
         .target(
             name: "ReplicatedWidgets",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/ReplicatedWidgets"

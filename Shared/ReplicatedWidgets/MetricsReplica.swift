@@ -3,7 +3,6 @@ import Logging
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
-import ZeroMQ
 
 /// A derived reader's copy of metrics-ingest's per-user aggregates, kept current like the
 /// state replica (``SequencedReplica``: snapshot at start, then `MetricsChanged` events; any gap

@@ -3,7 +3,6 @@ import Logging
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
-import ZeroMQ
 
 /// A derived reader's copy of `intent-handler`'s state — every user's app states and profiles —
 /// kept current by ``SequencedReplica`` (the zguide's Clone pattern: snapshot at start, then

@@ -3,7 +3,6 @@ import Logging
 import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
-import ZeroMQ
 
 /// Everything a widget shows — intent-handler's states and metrics-ingest's aggregates — as the
 /// two replicas timeline-service keeps, and the timelines built from them: the only place a

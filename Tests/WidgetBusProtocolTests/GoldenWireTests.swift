@@ -9,8 +9,9 @@ import WidgetDomain
 /// bytes is intended) with `WIDGETBUS_RECORD_GOLDEN=1 swift test --filter Golden`.
 ///
 /// The values are ``GoldenFixtures`` and the messages ``GoldenWireCase/all`` (both shared with
-/// ServiceSupportTests, which pins the snapshot files and checks that the services' reply helpers
-/// send these bytes); each golden also decodes and encodes again to the same bytes.
+/// ServiceSupportTests, which checks that the services' reply helpers send these bytes; the
+/// snapshot files are pinned here by ``GoldenSnapshotFileTests``); each golden also decodes and
+/// encodes again to the same bytes.
 @Suite("Golden wire bytes")
 struct GoldenWireTests {
     static let golden = GoldenFiles(forTestFile: #filePath)
