@@ -236,7 +236,7 @@ enum EventLoopIntents {
             promise.succeed(
                 PacedIntentRun(
                     path: path, round: round, rate: schedule.rate, sent: schedule.count, answered: answers, errors: errors,
-                    sendingSeconds: (lastSent - (firstRecorded ?? start)).asSeconds * Double(schedule.count) / Double(max(1, schedule.count - 1)),
+                    firstSent: firstRecorded ?? start, lastSent: lastSent,
                     latency: latency, lag: lag))
         }
     }

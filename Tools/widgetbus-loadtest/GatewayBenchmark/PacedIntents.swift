@@ -38,10 +38,13 @@ struct PacedIntentRun: Codable, Sendable {
     /// gateway, the load generator, and the services named with `--pid`.
     var cpuMillisecondsPerIntent: [String: Double] = [:]
 
+    /// `firstSent` and `lastSent`: the first and last recorded send; the rate held is the sends
+    /// over that span, stretched by one interval (n sends span n − 1 intervals).
     init(
-        path: String, round: Int, rate: Double, sent: Int, answered: Int, errors: Int, sendingSeconds: Double,
-        latency: Histogram<UInt64>, lag: Histogram<UInt64>
+        path: String, round: Int, rate: Double, sent: Int, answered: Int, errors: Int, firstSent: ContinuousClock.Instant,
+        lastSent: ContinuousClock.Instant, latency: Histogram<UInt64>, lag: Histogram<UInt64>
     ) {
+        let sendingSeconds = (lastSent - firstSent).asSeconds * Double(sent) / Double(max(1, sent - 1))
         self.path = path
         self.round = round
         offeredPerSecond = rate
@@ -143,7 +146,7 @@ enum PacedIntents {
         }
         return PacedIntentRun(
             path: "direct", round: round, rate: schedule.rate, sent: schedule.count, answered: answered, errors: errors,
-            sendingSeconds: (lastSent - (firstRecorded ?? start)).asSeconds * Double(schedule.count) / Double(max(1, schedule.count - 1)),
+            firstSent: firstRecorded ?? start, lastSent: lastSent,
             latency: latency, lag: lag)
     }
 
@@ -237,7 +240,7 @@ enum PacedIntents {
         if let error = result.firstError { Console.error("gateway intents, round \(round): \(result.errors) errors, the first: \(error)") }
         return PacedIntentRun(
             path: path, round: round, rate: schedule.rate, sent: schedule.count, answered: result.answered, errors: result.errors,
-            sendingSeconds: (lastSent - (firstRecorded ?? start)).asSeconds * Double(schedule.count) / Double(max(1, schedule.count - 1)),
+            firstSent: firstRecorded ?? start, lastSent: lastSent,
             latency: result.latency, lag: lag)
     }
 
