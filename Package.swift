@@ -22,7 +22,7 @@ let package = Package(
         // The libraries the micro-benchmarks in Benchmarks/ measure (a package of its own).
         .library(name: "WidgetDomain", targets: ["WidgetDomain"]),
         .library(name: "WidgetBusProtocol", targets: ["WidgetBusProtocol"]),
-        .library(name: "ServiceSupport", targets: ["ServiceSupport"]),
+        .library(name: "BusRuntime", targets: ["BusRuntime"]),
         .library(name: "WidgetBusClient", targets: ["WidgetBusClient"]),
     ],
     traits: [
@@ -84,30 +84,69 @@ let package = Package(
             name: "WidgetBusProtocol",
             dependencies: ["WidgetDomain", .product(name: "W3CTraceContext", package: "swift-w3c-trace-context")],
             path: "Shared/WidgetBusProtocol"),
-        // What every service needs around the core: config, logging, stores, loops, clients.
+        // What a service needs beside the bus, with no widget knowledge: settings from the
+        // environment, logging, clocks and schedules, a dedicated thread, a cache, giving freed
+        // memory back.
         .target(
             name: "ServiceSupport",
             dependencies: [
-                "ZeroMQ", "WidgetBusProtocol", "CFileSystem", "CMemory",
+                "WidgetBusProtocol", "CMemory", "CommandLineText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            path: "Shared/ServiceSupport"
+        ),
+        // Every metric declared once, spans on messages, trace ids in log lines.
+        .target(
+            name: "Observability",
+            dependencies: [
+                "WidgetBusProtocol",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
-            path: "Shared/ServiceSupport"
+            path: "Shared/Observability"
         ),
+        // The services' durable state: SQLite stores (GRDB) with their WAL checkpoints, and atomic
+        // file writes.
+        .target(
+            name: "Storage",
+            dependencies: [
+                "Observability", "ServiceSupport", "CFileSystem",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Shared/Storage"
+        ),
+        // The bus runtime, with no widget knowledge: the `Bus` and its sockets on one thread,
+        // pacing, publishers, Clone-pattern replicas, request clients, CURVE security, the bus's
+        // own metrics.
+        .target(
+            name: "BusRuntime",
+            dependencies: [
+                "ZeroMQ", "WidgetBusProtocol", "ServiceSupport", "Observability",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            ],
+            path: "Shared/BusRuntime"
+        ),
+        // How the command-line tools write: lines, errors, table columns.
+        .target(name: "CommandLineText", path: "Shared/CommandLineText"),
         // What the services that derive from widget state keep of it: copies of intent-handler's
         // states and metrics-ingest's aggregates (Clone-pattern replicas on the bus runtime), and
         // the widgets built from them.
         .target(
             name: "ReplicatedWidgets",
             dependencies: [
-                "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
+                "BusRuntime", "Observability", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/ReplicatedWidgets"
@@ -117,8 +156,7 @@ let package = Package(
         .target(
             name: "ServiceRuntime",
             dependencies: [
-                "ServiceSupport",
-                .product(name: "Logging", package: "swift-log"),
+                "ServiceSupport", "BusRuntime", "Observability", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -136,7 +174,7 @@ let package = Package(
         .target(
             name: "IntentHandling",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
@@ -150,7 +188,7 @@ let package = Package(
         .target(
             name: "Timelines",
             dependencies: [
-                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "Observability", "ReplicatedWidgets", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
@@ -162,7 +200,7 @@ let package = Package(
         .target(
             name: "Snapshots",
             dependencies: [
-                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
+                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
@@ -175,7 +213,7 @@ let package = Package(
         .target(
             name: "SyncAgent",
             dependencies: [
-                "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -189,7 +227,7 @@ let package = Package(
         .target(
             name: "MetricsIngest",
             dependencies: [
-                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ReplicatedWidgets", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -207,7 +245,7 @@ let package = Package(
         .target(
             name: "PushGateway",
             dependencies: [
-                "ReplicatedWidgets", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -240,7 +278,8 @@ let package = Package(
         .target(
             name: "AppGateway",
             dependencies: [
-                "AppGatewayIdentity", "ServiceSupport", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
+                "ServiceSupport", "BusRuntime", "Observability", "AppGatewayIdentity",
+                "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -265,7 +304,8 @@ let package = Package(
         .target(
             name: "WidgetctlCommands",
             dependencies: [
-                "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ", "AppGatewayIdentity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ServiceSupport", "BusRuntime", "CommandLineText", "WidgetBusProtocol",
+                "WidgetDomain", "ZeroMQ", "AppGatewayIdentity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             path: "Services/widgetctl/Commands"
@@ -274,7 +314,8 @@ let package = Package(
         .executableTarget(
             name: "widgetbus-multicall",
             dependencies: [
-                "IntentHandling", "Timelines", "Snapshots", "SyncAgent", "MetricsIngest", "PushGateway", "AppGateway", "WidgetctlCommands",
+                "IntentHandling", "Timelines", "Snapshots", "SyncAgent",
+                "MetricsIngest", "PushGateway", "AppGateway", "WidgetctlCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Services/widgetbus-multicall"
@@ -294,7 +335,7 @@ let package = Package(
         .executableTarget(
             name: "widgetbus-loadtest",
             dependencies: [
-                "ServiceSupport", "FakeAPNs", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
+                "ServiceSupport", "BusRuntime", "Storage", "CommandLineText", "FakeAPNs", "WidgetBusProtocol", "WidgetDomain", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -315,23 +356,35 @@ let package = Package(
         .target(
             name: "WidgetBusTestSupport",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                "ServiceSupport", "BusRuntime", "ZeroMQ", .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             path: "Tests/Support"),
+        .testTarget(name: "ServiceSupportTests", dependencies: ["ServiceSupport", "WidgetBusProtocol"]),
+        .testTarget(name: "ObservabilityUnitTests", dependencies: ["Observability", "Observability"]),
         .testTarget(
-            name: "ServiceSupportTests",
+            name: "StorageTests",
+            dependencies: ["ServiceSupport", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The bus runtime and the replicas built on it, each on real sockets in one process.
+        // Tests/BusTestSupport (no target of its own) is linked into both folders.
+        .testTarget(
+            name: "BusRuntimeTests",
             dependencies: [
-                "ReplicatedWidgets", "ServiceSupport", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceSupport", "BusRuntime", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "ReplicatedWidgetsTests",
+            dependencies: [
+                "ServiceSupport", "BusRuntime", "ReplicatedWidgets", "ZeroMQ", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Each service's logic in-process: no process, no port.
         .testTarget(
             name: "IntentHandlingTests",
             dependencies: [
-                "IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
+                "ServiceSupport", "BusRuntime", "IntentHandling", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -339,25 +392,27 @@ let package = Package(
         .testTarget(
             name: "SnapshotsTests",
             dependencies: [
-                "Snapshots", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
+                "ServiceSupport", "BusRuntime", "Snapshots",
+                "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "TimelinesTests",
             dependencies: [
-                "Timelines", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
+                "ServiceSupport", "BusRuntime", "Timelines",
+                "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"), .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ]),
         .testTarget(
             name: "SyncAgentUnitTests",
             dependencies: [
-                "SyncAgent", "IntentHandling", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "SyncAgent", "IntentHandling", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "ReplicatedWidgets", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain", .product(name: "Crypto", package: "swift-crypto"),
+                "BusRuntime", "PushGateway", "WidgetBusProtocol", "WidgetDomain", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),
@@ -387,7 +442,7 @@ let package = Package(
         .testTarget(
             name: "AppGatewayTests",
             dependencies: [
-                "AppGateway", "AppGatewayIdentity", "ServiceSupport", "WidgetBusProtocol", "WidgetDomain",
+                "BusRuntime", "AppGateway", "AppGatewayIdentity", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -405,7 +460,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "ServiceSupport", "ZeroMQ", "CZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs", "AppGatewayIdentity",
+                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ZeroMQ",
+                "CZeroMQ", "WidgetBusProtocol", "WidgetDomain", "FakeAPNs", "AppGatewayIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -22,7 +22,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "WidgetDomain", package: "WidgetBus"),
                 .product(name: "WidgetBusProtocol", package: "WidgetBus"),
-                .product(name: "ServiceSupport", package: "WidgetBus"),
+                .product(name: "BusRuntime", package: "WidgetBus"),
             ],
             path: "Benchmarks/WidgetBusBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,6 +1,6 @@
+import BusRuntime
 import Foundation
 import Logging
-import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 

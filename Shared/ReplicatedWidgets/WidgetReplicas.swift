@@ -1,6 +1,7 @@
+import BusRuntime
 import Foundation
 import Logging
-import ServiceSupport
+import Observability
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -14,17 +15,6 @@ import WidgetDomain
 /// restart — so a kind that is not ready has no widgets, changes or timelines here, and all of
 /// its widgets are reported changed at the moment it becomes ready. Owned by one thread.
 public final class WidgetReplicas {
-    /// One widget kind of one user: what a timeline is published and a snapshot file kept for.
-    public struct Widget: Hashable, Sendable {
-        public let user: String
-        public let kind: WidgetKind
-
-        public init(user: String, kind: WidgetKind) {
-            self.user = user
-            self.kind = kind
-        }
-    }
-
     public let state: StateReplica
     public let metrics: MetricsReplica
 
@@ -65,7 +55,7 @@ public final class WidgetReplicas {
     /// the message behind its latest change: a burst of changes to one widget collapses into its
     /// newest version. Only ready kinds are reported; a kind that became ready reports every
     /// widget it has.
-    public func takeChanges() -> [(widget: Widget, cause: Cause?)] {
+    public func takeChanges() -> [(widget: UserWidget, cause: Cause?)] {
         let ready = Set(WidgetKind.allCases.filter(isReady))
         let newlyReady = ready.subtracting(readyKinds)
         readyKinds = ready
@@ -98,8 +88,8 @@ public final class WidgetReplicas {
 
     /// Every widget of a ready kind with content: each kind of every state, and the metrics
     /// kinds of every measured user.
-    public var allWidgets: [Widget] {
-        var seen = Set<Widget>()
+    public var allWidgets: [UserWidget] {
+        var seen = Set<UserWidget>()
         let widgets = state.states.keys.flatMap { Self.widgets(user: $0.user, app: $0.app) }
             + metrics.records.keys.flatMap(Self.metricsWidgets(user:))
         return widgets.filter { isReady($0.kind) && seen.insert($0).inserted }
@@ -111,12 +101,12 @@ public final class WidgetReplicas {
     func widgets(
         affectedBy stateChanges: [StateReplica.Change], _ metricsChanges: [MetricsReplica.Change],
         newlyReady: Set<WidgetKind> = []
-    ) -> [(widget: Widget, cause: Cause?)] {
-        var causes: [Widget: Cause?] = [:]
-        var order: [Widget] = []
+    ) -> [(widget: UserWidget, cause: Cause?)] {
+        var causes: [UserWidget: Cause?] = [:]
+        var order: [UserWidget] = []
         // A widget changed several times is named for its latest cause; an earlier cause with a
         // trace says so under its trace, so no trace ends unseen here.
-        func touch(_ widgets: [Widget], _ cause: Cause?) {
+        func touch(_ widgets: [UserWidget], _ cause: Cause?) {
             for widget in widgets where isReady(widget.kind) {
                 guard let earlier = causes.updateValue(cause, forKey: widget) else {
                     order.append(widget)
@@ -146,17 +136,17 @@ public final class WidgetReplicas {
         return order.map { ($0, causes[$0] ?? nil) }
     }
 
-    private func allWidgets(of user: String) -> [Widget] {
+    private func allWidgets(of user: String) -> [UserWidget] {
         let widgets = state.records(user: user).flatMap { Self.widgets(user: user, app: $0.app) }
         let measured = metrics.record(user: user) == nil ? [] : Self.metricsWidgets(user: user)
         return widgets + measured.filter { !widgets.contains($0) }
     }
 
-    private static func widgets(user: String, app: WidgetApp) -> [Widget] {
-        WidgetKind.allCases.filter { $0.app == app }.map { Widget(user: user, kind: $0) }
+    private static func widgets(user: String, app: WidgetApp) -> [UserWidget] {
+        WidgetKind.allCases.filter { $0.app == app }.map { UserWidget(user: user, kind: $0) }
     }
 
-    private static func metricsWidgets(user: String) -> [Widget] {
-        WidgetKind.allCases.filter(\.showsMetrics).map { Widget(user: user, kind: $0) }
+    private static func metricsWidgets(user: String) -> [UserWidget] {
+        WidgetKind.allCases.filter(\.showsMetrics).map { UserWidget(user: user, kind: $0) }
     }
 }

@@ -1,3 +1,4 @@
+import BusRuntime
 import ServiceSupport
 
 /// Where a service serves `/metrics` and `/healthz`: `WIDGETBUS_HTTP_LISTEN`, `host:port`, the

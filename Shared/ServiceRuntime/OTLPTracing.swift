@@ -1,6 +1,7 @@
 #if OTLP
 import Instrumentation
 import Logging
+import Observability
 import OTel
 import ServiceLifecycle
 import ServiceSupport

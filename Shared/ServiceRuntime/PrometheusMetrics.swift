@@ -1,6 +1,7 @@
+import BusRuntime
 import Metrics
+import Observability
 import Prometheus
-import ServiceSupport
 
 /// The process's metrics backend: swift-metrics bootstrapped with swift-prometheus, whose
 /// registry renders the text exposition format `/metrics` serves, with each metric's `# HELP`

@@ -1,8 +1,8 @@
+import BusRuntime
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ServiceSupport
 import Testing
 import WidgetBusProtocol
 import WidgetDomain

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BusRuntime
 import Foundation
 import NIOHTTP1
 import ServiceSupport

@@ -1,3 +1,4 @@
+import BusRuntime
 import CZeroMQ
 import Foundation
 import ServiceSupport

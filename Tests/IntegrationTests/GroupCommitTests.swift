@@ -1,5 +1,5 @@
+import BusRuntime
 import Foundation
-import ServiceSupport
 import Testing
 import WidgetBusProtocol
 import WidgetDomain

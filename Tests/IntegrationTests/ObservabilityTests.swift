@@ -1,5 +1,5 @@
 import Foundation
-import ServiceSupport
+import Observability
 import Testing
 import WidgetBusProtocol
 import WidgetDomain

@@ -1,5 +1,7 @@
+import BusRuntime
 import Foundation
 import ServiceSupport
+import Storage
 import Synchronization
 import Testing
 import WidgetBusProtocol

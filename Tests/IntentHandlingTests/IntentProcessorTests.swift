@@ -8,7 +8,7 @@ import WidgetBusTestSupport
 import WidgetDomain
 
 @testable import IntentHandling
-@testable import ServiceSupport
+@testable import BusRuntime
 
 /// intent-handler's rules in-process: requests as its ROUTER hands them over, a real SQLite store
 /// in a temporary folder, a clock set by hand. No process, no port.

@@ -1,7 +1,5 @@
 import Foundation
 import Logging
-import ReplicatedWidgets
-import ServiceSupport
 import Testing
 import WidgetBusProtocol
 import WidgetDomain
@@ -17,7 +15,7 @@ struct PushCoordinatorTests {
     static let at = ShownTimelineTests.start.addingTimeInterval
     static let phone = PushPlannerTests.phone
     static let ann = UserPushTokens(user: "ann", tokens: [phone], version: 1)
-    static let tension = WidgetReplicas.Widget(user: "ann", kind: .tensionCheck)
+    static let tension = UserWidget(user: "ann", kind: .tensionCheck)
 
     /// A coordinator over a fresh store; `restarted(at:)` plays a restart: a coordinator made
     /// anew from what the store holds.
@@ -42,7 +40,7 @@ struct PushCoordinatorTests {
         }
 
         /// What the store holds, as a restart reads it.
-        func stored() throws -> (shown: [WidgetReplicas.Widget: ShownTimeline], schedules: [String: TokenPushSchedule]) {
+        func stored() throws -> (shown: [UserWidget: ShownTimeline], schedules: [String: TokenPushSchedule]) {
             try store.load()
         }
 
@@ -81,7 +79,7 @@ struct PushCoordinatorTests {
 
     @Test func aTimelineOfAUserWithoutATokenIsNeitherPlannedForNorRemembered() throws {
         let harness = try Harness()
-        let bob = WidgetReplicas.Widget(user: "bob", kind: .tensionCheck)
+        let bob = UserWidget(user: "bob", kind: .tensionCheck)
         try harness.coordinator.take(tokenChanges: [.user(Self.ann)], timelines: [bob: try Self.timeline(.picker, user: "bob")], at: Self.at(0))
         #expect(try harness.stored().shown.isEmpty)
         #expect(harness.coordinator.nextDue == nil)
@@ -160,7 +158,7 @@ struct PushCoordinatorTests {
     @Test func noMoreThanTheLimitIsTakenAtOnce() throws {
         let harness = try Harness()
         let tablet = PushPlannerTests.tablet
-        let jitter = WidgetReplicas.Widget(user: "ann", kind: .jitter)
+        let jitter = UserWidget(user: "ann", kind: .jitter)
         try harness.coordinator.take(
             tokenChanges: [.user(UserPushTokens(user: "ann", tokens: [Self.phone, tablet], version: 1))], timelines: [:], at: Self.at(0))
         let body = { (state: WidgetState, seconds: TimeInterval) throws -> JSONFieldScanner in

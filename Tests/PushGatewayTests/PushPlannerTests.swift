@@ -1,7 +1,5 @@
 import Foundation
 import PushGateway
-import ReplicatedWidgets
-import ServiceSupport
 import Testing
 import WidgetBusProtocol
 import WidgetDomain
@@ -13,8 +11,8 @@ struct PushPlannerTests {
     static let at = TokenPushScheduleTests.at
     static let phone = WidgetPushToken(token: String(repeating: "aa", count: 32), environment: .production, kinds: [.tensionCheck, .jitter])
     static let tablet = WidgetPushToken(token: String(repeating: "bb", count: 32), environment: .sandbox, kinds: [.jitter])
-    static let tension = WidgetReplicas.Widget(user: "ann", kind: .tensionCheck)
-    static let jitter = WidgetReplicas.Widget(user: "ann", kind: .jitter)
+    static let tension = UserWidget(user: "ann", kind: .tensionCheck)
+    static let jitter = UserWidget(user: "ann", kind: .jitter)
 
     /// A planner changed through a reference: `#expect` cannot call a mutating method of a local variable.
     final class Planner {
@@ -23,7 +21,7 @@ struct PushPlannerTests {
         init(_ value: PushPlanner = PushPlanner(budget: PushPlannerTests.budget, now: PushPlannerTests.at(0))) { self.value = value }
 
         /// The tokens whose push the change scheduled or joined.
-        func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at date: Date) -> [String] {
+        func published(_ timeline: ShownTimeline, for widget: UserWidget, at date: Date) -> [String] {
             value.published(timeline, for: widget, at: date).filter { $0.outcome != .coveredByTimeline }.map(\.token)
         }
 
@@ -42,11 +40,11 @@ struct PushPlannerTests {
         #expect(planner.tokensChanged(user: "ann", [Self.phone, Self.tablet]).isEmpty)
         #expect(planner.published(Self.showing(1), for: Self.jitter, at: Self.at(0)).isEmpty, "first seen: only remembered")
         #expect(planner.published(Self.showing(1), for: Self.tension, at: Self.at(0)).isEmpty)
-        #expect(planner.published(Self.showing(1), for: WidgetReplicas.Widget(user: "bob", kind: .jitter), at: Self.at(0)).isEmpty)
+        #expect(planner.published(Self.showing(1), for: UserWidget(user: "bob", kind: .jitter), at: Self.at(0)).isEmpty)
 
         #expect(Set(planner.published(Self.showing(2, from: 60), for: Self.jitter, at: Self.at(60))) == [Self.phone.token, Self.tablet.token])
         #expect(planner.published(Self.showing(2, from: 60), for: Self.tension, at: Self.at(61)) == [Self.phone.token], "the tablet has no Tension Check widget")
-        #expect(planner.published(Self.showing(2, from: 62), for: WidgetReplicas.Widget(user: "bob", kind: .jitter), at: Self.at(62)).isEmpty, "bob has no token")
+        #expect(planner.published(Self.showing(2, from: 62), for: UserWidget(user: "bob", kind: .jitter), at: Self.at(62)).isEmpty, "bob has no token")
 
         #expect(planner.value.nextDue == Self.at(70))
         #expect(planner.takeDue(at: Self.at(69)).isEmpty)
@@ -81,7 +79,7 @@ struct PushPlannerTests {
         for (index, user) in users.enumerated() {
             let token = WidgetPushToken(token: String(format: "%064x", index), environment: .sandbox, kinds: [.jitter])
             _ = planner.tokensChanged(user: user, [token])
-            let widget = WidgetReplicas.Widget(user: user, kind: .jitter)
+            let widget = UserWidget(user: user, kind: .jitter)
             _ = planner.published(Self.showing(1), for: widget, at: Self.at(0))
             _ = planner.published(Self.showing(2, from: 1), for: widget, at: Self.at(1))
         }
@@ -110,7 +108,7 @@ struct PushPlannerTests {
         #expect(planner.takeDue(at: Self.at(11)).map(\.token) == [Self.phone.token])
 
         #expect(planner.published(Self.showing(3, from: 20), for: Self.jitter, at: Self.at(20)).isEmpty, "ann's is no longer pushed")
-        let bob = WidgetReplicas.Widget(user: "bob", kind: .jitter)
+        let bob = UserWidget(user: "bob", kind: .jitter)
         _ = planner.published(Self.showing(1), for: bob, at: Self.at(20))
         #expect(planner.published(Self.showing(2, from: 21), for: bob, at: Self.at(21)) == [Self.phone.token])
         #expect(planner.tokensChanged(user: "bob", []) == [Self.phone.token])

@@ -3,8 +3,8 @@ import ServiceLifecycleTestKit
 import Testing
 import WidgetBusProtocol
 
+@testable import BusRuntime
 @testable import PushGateway
-@testable import ServiceSupport
 
 /// The sends off the bus thread: each push submitted is sent by a child task of the service's run
 /// and its outcome posted to the bus; a stop ends the run, cancelling what is still being sent.

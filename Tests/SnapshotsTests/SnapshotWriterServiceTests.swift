@@ -7,6 +7,7 @@ import WidgetDomain
 import ZeroMQ
 
 @testable import ServiceSupport
+@testable import BusRuntime
 @testable import Snapshots
 
 /// snapshot-writer whole, in-process: its own `start(on:)` on a bus with `inproc://` endpoints and

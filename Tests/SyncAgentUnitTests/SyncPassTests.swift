@@ -6,7 +6,7 @@ import WidgetBusProtocol
 import WidgetDomain
 
 @testable import IntentHandling
-@testable import ServiceSupport
+@testable import BusRuntime
 @testable import SyncAgent
 
 /// One sync pass in-process, against intent-handler's real processor and the real SQLite target,

@@ -8,6 +8,7 @@ import WidgetDomain
 import ZeroMQ
 
 @testable import ServiceSupport
+@testable import BusRuntime
 @testable import Timelines
 
 /// timeline-service whole, in-process: the service's own `start(on:)` on a bus with a clock set

@@ -1,6 +1,6 @@
 import Benchmark
+import BusRuntime
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 

@@ -1,6 +1,5 @@
 import Benchmark
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 

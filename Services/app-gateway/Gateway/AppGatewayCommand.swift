@@ -1,5 +1,6 @@
 import AppGatewayIdentity
 import ArgumentParser
+import BusRuntime
 import Foundation
 import Hummingbird
 import HummingbirdCore

@@ -1,6 +1,8 @@
+import BusRuntime
 import Foundation
 import Logging
 import Metrics
+import Observability
 import ServiceSupport
 import WidgetBusProtocol
 

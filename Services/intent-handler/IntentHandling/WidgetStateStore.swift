@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ServiceSupport
+import Storage
 import WidgetBusProtocol
 import WidgetDomain
 

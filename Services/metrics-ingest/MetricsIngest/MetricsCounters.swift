@@ -1,5 +1,5 @@
 import Metrics
-import ServiceSupport
+import Observability
 import WidgetBusProtocol
 import WidgetDomain
 

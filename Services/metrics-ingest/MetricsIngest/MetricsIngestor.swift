@@ -2,8 +2,10 @@ import Foundation
 import GRDB
 import Logging
 import Metrics
+import Observability
 import OrderedCollections
 import ServiceSupport
+import Storage
 import Tracing
 import W3CTraceContext
 import WidgetBusProtocol

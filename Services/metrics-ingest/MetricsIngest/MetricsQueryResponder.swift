@@ -1,5 +1,5 @@
+import BusRuntime
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 
 /// Answers the snapshot endpoint — `SnapshotRequest` (Clone-pattern re-sync),

@@ -1,8 +1,7 @@
 import Foundation
 import Logging
 import Metrics
-import ReplicatedWidgets
-import ServiceSupport
+import Observability
 import WidgetBusProtocol
 
 /// What push-gateway does with each thing it learns, on the bus thread: token changes and
@@ -20,7 +19,7 @@ final class PushCoordinator {
     /// Failed sends in a row, by token, for the retry delay.
     private var failures: [String: Int] = [:]
     /// What changed since the last commit: widgets' timelines remembered, schedules changed or gone.
-    private var changedShown: [WidgetReplicas.Widget: ShownTimeline] = [:]
+    private var changedShown: [UserWidget: ShownTimeline] = [:]
     private var changedSchedules: Set<String> = []
 
     /// Starts from what `store` holds at `now`. A push in flight when the gateway stopped may
@@ -48,7 +47,7 @@ final class PushCoordinator {
     /// arrived is then read), then the latest timeline of each widget. Only a user with a token
     /// has widgets worth reading: the others' timelines are skipped unread, and a widget is first
     /// remembered once its user has a token. Committed.
-    func take(tokenChanges: [PushTokenDirectory.Change], timelines: [WidgetReplicas.Widget: JSONFieldScanner], at now: Date) throws {
+    func take(tokenChanges: [PushTokenDirectory.Change], timelines: [UserWidget: JSONFieldScanner], at now: Date) throws {
         for change in tokenChanges {
             switch change {
             case .user(let user): changedSchedules.formUnion(planner.tokensChanged(user: user.user, user.tokens))

@@ -1,6 +1,6 @@
+import BusRuntime
 import Foundation
 import Logging
-import ReplicatedWidgets
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -83,7 +83,7 @@ public struct PushGatewayService: BusService {
         var tokenChanges: [PushTokenDirectory.Change] = []
         // The latest timeline of each widget not yet planned for, scanned (kept by widget: while
         // the tokens have not synced, re-syncs of the timelines replace what they brought before).
-        var published: [WidgetReplicas.Widget: JSONFieldScanner] = [:]
+        var published: [UserWidget: JSONFieldScanner] = [:]
         let tokens = try SequencedReplica(
             PushTokenDirectory(), bus: bus, eventsEndpoint: configuration.stateEventsEndpoint,
             snapshotEndpoint: configuration.stateSnapshotEndpoint, pacing: Self.stateEventPacing, logger: logger

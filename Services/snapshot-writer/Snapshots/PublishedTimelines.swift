@@ -1,6 +1,5 @@
+import BusRuntime
 import Foundation
-import ReplicatedWidgets
-import ServiceSupport
 import W3CTraceContext
 import WidgetBusProtocol
 
@@ -36,7 +35,7 @@ struct PublishedTimelines: ReplicaModel {
     }
 
     /// Every widget timeline-service publishes.
-    private var widgets: Set<WidgetReplicas.Widget> = []
+    private var widgets: Set<UserWidget> = []
 
     var count: Int { widgets.count }
 
@@ -72,7 +71,7 @@ struct PublishedTimelines: ReplicaModel {
         return [.resynced(snapshot.snapshots)]
     }
 
-    private static func widget(of snapshot: WidgetSnapshot) -> WidgetReplicas.Widget {
-        WidgetReplicas.Widget(user: snapshot.stamp.user, kind: snapshot.stamp.kind)
+    private static func widget(of snapshot: WidgetSnapshot) -> UserWidget {
+        UserWidget(user: snapshot.stamp.user, kind: snapshot.stamp.kind)
     }
 }

@@ -1,7 +1,10 @@
+import BusRuntime
 import Foundation
 import Logging
 import Metrics
+import Observability
 import ServiceSupport
+import Storage
 import Tracing
 import W3CTraceContext
 import WidgetBusProtocol

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BusRuntime
 import Foundation
 import ServiceRuntime
 import ServiceSupport

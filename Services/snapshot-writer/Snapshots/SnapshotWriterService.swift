@@ -1,6 +1,8 @@
+import BusRuntime
 import Foundation
 import Logging
 import ServiceSupport
+import Storage
 import WidgetBusProtocol
 import ZeroMQ
 

@@ -1,6 +1,8 @@
+import BusRuntime
 import Foundation
 import Logging
 import Metrics
+import Observability
 import ReplicatedWidgets
 import ServiceSupport
 import W3CTraceContext
@@ -57,9 +59,9 @@ public struct TimelineService: BusService {
         let publisher = try bus.publisher(
             name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0)
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
-        var refreshes = RefreshSchedule<WidgetReplicas.Widget>()
+        var refreshes = RefreshSchedule<UserWidget>()
         let metrics = TimelineMetrics()
-        func publish(_ widgets: [(widget: WidgetReplicas.Widget, cause: Cause?)], now: Date) throws {
+        func publish(_ widgets: [(widget: UserWidget, cause: Cause?)], now: Date) throws {
             for event in try builder.timelineEvents(for: widgets, firstSequence: publisher.lastSequence + 1, now: now) {
                 try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload, trace: event.trace)
                 metrics.published[event.widget.kind]?.increment()
@@ -216,7 +218,7 @@ struct TimelineResponder {
     /// A `TimelineChanged` to publish, with the date its timeline runs out (for its refresh) and
     /// the trace it continues.
     struct TimelineEvent {
-        let widget: WidgetReplicas.Widget
+        let widget: UserWidget
         let topic: String
         let sequence: UInt64
         let payload: Data
@@ -229,7 +231,7 @@ struct TimelineResponder {
     /// widget needs only the newest timeline. Each names the message behind its latest change and
     /// continues that message's trace; a refresh has neither.
     func timelineEvents(
-        for changed: [(widget: WidgetReplicas.Widget, cause: Cause?)], firstSequence: UInt64, now: Date
+        for changed: [(widget: UserWidget, cause: Cause?)], firstSequence: UInt64, now: Date
     ) throws -> [TimelineEvent] {
         try changed.enumerated().map { offset, affected in
             try MessageSpan.run("build timeline", continuing: affected.cause?.trace) { trace in

@@ -1,6 +1,7 @@
 import ArgumentParser
+import BusRuntime
+import CommandLineText
 import Foundation
-import ServiceSupport
 import ZeroMQ
 
 struct KeygenCommand: ParsableCommand {

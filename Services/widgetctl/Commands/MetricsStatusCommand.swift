@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 
 /// `widgetctl metrics-status`: what metrics-ingest did with everything pushed to it.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 
 struct PendingCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
+import BusRuntime
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 
 /// `widgetctl sync --user <id>`: a sync pass now, through sync-agent.

@@ -1,7 +1,8 @@
 import AppGatewayIdentity
 import ArgumentParser
+import BusRuntime
+import CommandLineText
 import Foundation
-import ServiceSupport
 
 /// `widgetctl token issuer|mint`: a development issuer for app-gateway, and bearer tokens from it,
 /// so a developer can call the gateway as a user without running a real identity provider.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import CommandLineText
 import FakeAPNs
 import Foundation
 import NIOCore

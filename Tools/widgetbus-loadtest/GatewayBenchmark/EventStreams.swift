@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import BusRuntime
+import CommandLineText
 import FakeAPNs
 import Foundation
 import Histogram

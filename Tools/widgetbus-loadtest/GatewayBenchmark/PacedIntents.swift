@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import BusRuntime
+import CommandLineText
 import Foundation
 import Histogram
 import NIOCore

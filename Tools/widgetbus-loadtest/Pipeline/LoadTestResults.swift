@@ -1,6 +1,7 @@
+import CommandLineText
 import Foundation
-import ServiceSupport
 import Histogram
+import ServiceSupport
 import WidgetBusProtocol
 
 /// Percentiles of one latency, in milliseconds (recorded in microseconds by HdrHistogram, three

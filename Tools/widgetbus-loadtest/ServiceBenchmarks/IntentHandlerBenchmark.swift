@@ -1,6 +1,7 @@
 import ArgumentParser
+import BusRuntime
+import CommandLineText
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 
 /// Measures intent round trips through a running intent-handler next to a raw libzmq round trip

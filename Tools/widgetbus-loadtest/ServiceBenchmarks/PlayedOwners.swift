@@ -1,5 +1,5 @@
+import BusRuntime
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 import ZeroMQ

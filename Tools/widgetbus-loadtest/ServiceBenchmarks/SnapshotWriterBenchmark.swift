@@ -1,7 +1,10 @@
 import ArgumentParser
+import BusRuntime
+import CommandLineText
 import Foundation
 import Histogram
 import ServiceSupport
+import Storage
 import Synchronization
 import WidgetBusProtocol
 import WidgetDomain

@@ -1,4 +1,6 @@
 import ArgumentParser
+import BusRuntime
+import CommandLineText
 import Foundation
 import ServiceSupport
 import WidgetBusProtocol

@@ -1,6 +1,6 @@
+import BusRuntime
 import Foundation
 import HeapModule
-import ServiceSupport
 import WidgetBusProtocol
 import ZeroMQ
 

@@ -1,3 +1,4 @@
+import BusRuntime
 import Foundation
 import Logging
 import ServiceSupport

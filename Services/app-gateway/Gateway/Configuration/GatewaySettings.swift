@@ -1,3 +1,4 @@
+import BusRuntime
 import Foundation
 import NIOSSL
 import ServiceSupport

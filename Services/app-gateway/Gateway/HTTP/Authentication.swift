@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Metrics
 import NIOCore
+import Observability
 import ServiceSupport
 import Synchronization
 

@@ -1,10 +1,10 @@
+import BusRuntime
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFileSystem
 import ServiceLifecycle
-import ServiceSupport
 import W3CTraceContext
 import WidgetBusProtocol
 import WidgetDomain

@@ -1,6 +1,6 @@
 import Hummingbird
 import Metrics
-import ServiceSupport
+import Observability
 
 /// Counts and times every request by operation and status (docs/OBSERVABILITY.md). The operation
 /// is the method and the route as the API names it (`GET /v1/widgets/{kind}/timeline`), never the

@@ -1,7 +1,8 @@
+import BusRuntime
 import Foundation
 import Metrics
+import Observability
 import ServiceLifecycle
-import ServiceSupport
 import Synchronization
 import WidgetDomain
 

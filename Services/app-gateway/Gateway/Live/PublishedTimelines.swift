@@ -1,6 +1,6 @@
+import BusRuntime
 import Foundation
 import NIOCore
-import ServiceSupport
 import Synchronization
 import WidgetBusProtocol
 import WidgetDomain

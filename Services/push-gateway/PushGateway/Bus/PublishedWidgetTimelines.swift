@@ -1,6 +1,5 @@
+import BusRuntime
 import Foundation
-import ReplicatedWidgets
-import ServiceSupport
 import WidgetBusProtocol
 import WidgetDomain
 
@@ -11,7 +10,7 @@ import WidgetDomain
 /// widget showed before is the planner's to remember; this model holds only which widgets there are.
 struct PublishedWidgetTimelines: ReplicaModel {
     struct Published: Sendable {
-        var widget: WidgetReplicas.Widget
+        var widget: UserWidget
         /// The `TimelineBody`, as timeline-service encoded it.
         var timeline: JSONFieldScanner
     }
@@ -26,7 +25,7 @@ struct PublishedWidgetTimelines: ReplicaModel {
         var timelines: [Published]
     }
 
-    private var widgets: Set<WidgetReplicas.Widget> = []
+    private var widgets: Set<UserWidget> = []
 
     var count: Int { widgets.count }
 
@@ -60,6 +59,6 @@ struct PublishedWidgetTimelines: ReplicaModel {
 
     private static func published(_ timeline: JSONFieldScanner) -> Published? {
         guard let user = timeline.string("user"), let kind = timeline.string("kind").flatMap(WidgetKind.init(rawValue:)) else { return nil }
-        return Published(widget: WidgetReplicas.Widget(user: user, kind: kind), timeline: timeline)
+        return Published(widget: UserWidget(user: user, kind: kind), timeline: timeline)
     }
 }

@@ -1,5 +1,5 @@
+import BusRuntime
 import Foundation
-import ServiceSupport
 import WidgetBusProtocol
 
 /// The users' widget push tokens, as push-gateway follows them from intent-handler

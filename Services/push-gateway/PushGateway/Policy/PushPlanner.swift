@@ -1,5 +1,4 @@
 import Foundation
-import ReplicatedWidgets
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -17,7 +16,7 @@ public struct PushPlanner {
 
     public let budget: PushBudget
     /// The last timeline published for each widget.
-    public private(set) var shown: [WidgetReplicas.Widget: ShownTimeline]
+    public private(set) var shown: [UserWidget: ShownTimeline]
     /// Every token's schedule, while it has one.
     public private(set) var schedules: [String: TokenPushSchedule]
     /// Each user's tokens.
@@ -30,7 +29,7 @@ public struct PushPlanner {
     /// push that was in flight when the gateway stopped is due again at once
     /// (``TokenPushSchedule/retry(at:budget:)``).
     public init(
-        budget: PushBudget, now: Date, shown: [WidgetReplicas.Widget: ShownTimeline] = [:], schedules: [String: TokenPushSchedule] = [:]
+        budget: PushBudget, now: Date, shown: [UserWidget: ShownTimeline] = [:], schedules: [String: TokenPushSchedule] = [:]
     ) {
         self.budget = budget
         self.shown = shown
@@ -54,7 +53,7 @@ public struct PushPlanner {
     /// it did to the schedule of each token that covers the widget; none when its content did not
     /// change. A widget seen for the first time is only remembered: what its device shows is
     /// unknown, and at the gateway's first start every widget is new.
-    public mutating func published(_ timeline: ShownTimeline, for widget: WidgetReplicas.Widget, at now: Date) -> [ScheduledChange] {
+    public mutating func published(_ timeline: ShownTimeline, for widget: UserWidget, at now: Date) -> [ScheduledChange] {
         // A timeline with the same content replaces the one remembered too, though the device may
         // still hold the older one: they show the same, and the newer's reload date is at worst
         // later, which can only make a change look worth a push when it was not.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import ReplicatedWidgets
-import ServiceSupport
+import Storage
+import WidgetBusProtocol
 import WidgetDomain
 
 /// push-gateway's durable memory: what each widget showed last (so a change made while the
@@ -36,12 +36,12 @@ final class PushStore: Sendable {
     var providerTokens: ProviderTokenStore { ProviderTokenStore(database: database) }
 
     /// Everything stored, to start a planner from.
-    func load() throws -> (shown: [WidgetReplicas.Widget: ShownTimeline], schedules: [String: TokenPushSchedule]) {
+    func load() throws -> (shown: [UserWidget: ShownTimeline], schedules: [String: TokenPushSchedule]) {
         try database.queue.read { db in
-            var shown: [WidgetReplicas.Widget: ShownTimeline] = [:]
+            var shown: [UserWidget: ShownTimeline] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT user, kind, timeline FROM shown_timeline") {
                 guard let kind = WidgetKind(rawValue: row["kind"]) else { continue }
-                shown[WidgetReplicas.Widget(user: row["user"], kind: kind)] = try decoder.decode(ShownTimeline.self, from: row["timeline"])
+                shown[UserWidget(user: row["user"], kind: kind)] = try decoder.decode(ShownTimeline.self, from: row["timeline"])
             }
             var schedules: [String: TokenPushSchedule] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT token, schedule FROM token_schedule") {
@@ -52,7 +52,7 @@ final class PushStore: Sendable {
     }
 
     /// Stores the timelines and schedules given (a schedule of nil is deleted), in one transaction.
-    func save(shown: [WidgetReplicas.Widget: ShownTimeline], schedules: [String: TokenPushSchedule?]) throws {
+    func save(shown: [UserWidget: ShownTimeline], schedules: [String: TokenPushSchedule?]) throws {
         guard !shown.isEmpty || !schedules.isEmpty else { return }
         try database.write { db in
             let saveTimeline = try db.cachedStatement(sql: "INSERT OR REPLACE INTO shown_timeline (user, kind, timeline) VALUES (?, ?, ?)")

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ServiceSupport
+import Storage
 
 /// The default target: an embedded SQLite file (`sync-target.sqlite` under `WIDGETBUS_DATA_DIR`)
 /// with the same schema as PostgreSQL, so the demo needs nothing installed.

@@ -1,0 +1,1 @@
+../BusTestSupport/BusTestSupport.swift
