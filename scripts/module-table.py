@@ -5,8 +5,8 @@ two. docs/ARCHITECTURE.md shows the tree before and after a change of the module
 
 Usage: scripts/module-table.py [BEFORE] [AFTER]   (default HEAD; reads git only, builds nothing)
 
-A file linked into a folder (a symbolic link, as Tests/GoldenSupport's are) is counted where it
-lives, not in each folder that links it.
+A file linked into a folder (a symbolic link, as Tests/GoldenSupport's are) is not counted there:
+it is counted once, in the target whose folder holds it, if any.
 """
 import re
 import subprocess
