@@ -362,7 +362,7 @@ let package = Package(
             ],
             path: "Tests/Support"),
         .testTarget(name: "ServiceSupportTests", dependencies: ["ServiceSupport", "WidgetBusProtocol"]),
-        .testTarget(name: "ObservabilityUnitTests", dependencies: ["Observability", "Observability"]),
+        .testTarget(name: "ObservabilityUnitTests", dependencies: ["Observability"]),
         .testTarget(
             name: "StorageTests",
             dependencies: ["ServiceSupport", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -431,7 +431,6 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Clients/WidgetBusClient",
             exclude: ["openapi-generator-config.yaml"]),

@@ -22,7 +22,7 @@ struct MetricsReplicaTests {
 
         /// Binds on `context`, the follower's bus context; ``close()`` before the bus closes.
         init(context: ZMQContext) throws {
-            publisher = try ZMQSocket(context: context, type: .pub)
+            publisher = try ZMQSocket(context: context, type: .xpub)
             try publisher.setLinger(milliseconds: 0)
             try publisher.bind(eventsEndpoint)
             snapshots = try ZMQSocket(context: context, type: .router)
@@ -77,7 +77,7 @@ struct MetricsReplicaTests {
         #expect(replica.sequence == 2 && replica.record(user: "ann") == ann)
         #expect(changes.map(\.user) == ["ann"] && changes[0].cause == nil)
 
-        usleep(200_000)  // the subscription reaches the publisher
+        #expect(try owner.publisher.awaitSubscriptions(to: [Topic.metricsPrefix, Topic.heartbeat]), "the replica subscribed")
         try owner.publish(sequence: 2, user: "old", score: 1)  // already in the snapshot: ignored
         try owner.publish(sequence: 3, user: "ben", score: 55)
         changes = try pump(bus, log) { replica.sequence == 3 }

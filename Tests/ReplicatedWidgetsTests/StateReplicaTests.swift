@@ -29,7 +29,7 @@ struct StateReplicaTests {
         /// Binds on `context`, the follower's bus context (inproc needs one context); ``close()``
         /// before the bus closes.
         init(context: ZMQContext) throws {
-            publisher = try ZMQSocket(context: context, type: .pub)
+            publisher = try ZMQSocket(context: context, type: .xpub)
             try publisher.setLinger(milliseconds: 0)
             try publisher.bind(eventsEndpoint)
             snapshots = try ZMQSocket(context: context, type: .router)
@@ -40,6 +40,12 @@ struct StateReplicaTests {
         func close() {
             publisher.close()
             snapshots.close()
+        }
+
+        /// Waits until the replica's subscriptions (its states and the heartbeat) have reached the
+        /// publisher: an event published earlier could be dropped.
+        func awaitSubscriber() throws {
+            #expect(try publisher.awaitSubscriptions(to: [Topic.statePrefix, Topic.heartbeat]), "the replica subscribed")
         }
 
         static func record(_ user: String, version: UInt64, phase: TensionCheckPhase = .picker) -> StateRecord {
@@ -113,7 +119,7 @@ struct StateReplicaTests {
         let owner = follower.owner
         #expect(try owner.answerSnapshot(SnapshotBody(epoch: owner.epoch, sequence: sequence, states: states)))
         _ = try pump(follower) { follower.replica.isSynced }
-        usleep(200_000)  // the subscription reaches the publisher
+        try owner.awaitSubscriber()
         try body(owner, follower)
     }
 
@@ -128,7 +134,7 @@ struct StateReplicaTests {
         #expect(replica.sequence == 5)
         #expect(changes.map(\.user) == ["ann"])
 
-        usleep(200_000)  // the subscription reaches the publisher
+        try owner.awaitSubscriber()
         try owner.publish(sequence: 5, user: "old")  // already in the snapshot: ignored
         try owner.publish(sequence: 6, user: "ben")
         changes = try pump(follower) { replica.sequence == 6 }

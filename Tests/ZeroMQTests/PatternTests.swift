@@ -103,6 +103,27 @@ struct PatternTests {
         #expect(received.allSatisfy { $0.count == 2 && $0[0].text.hasPrefix("weather.") })
     }
 
+    @Test(arguments: Transport.allCases)
+    func xpubReceivesEachSubscriptionBeforeItsFirstMessage(transport: Transport) throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        let xpub = try fixture.socket(.xpub)
+        let sub = try fixture.socket(.sub)
+        try xpub.setReceiveTimeout(milliseconds: 2_000)
+        try sub.setReceiveTimeout(milliseconds: 2_000)
+        try fixture.link(xpub, sub, over: transport)
+        try sub.subscribe("weather.")
+
+        // Once the subscription has reached the XPUB, the next message on its topic is delivered:
+        // no waiting through the slow-joiner window.
+        #expect(try xpub.receiveMessage() == [Data("\u{1}weather.".utf8)])
+        try xpub.send([Data("weather.today"), Data("rain")])
+        #expect(try sub.receiveMessage() == [Data("weather.today"), Data("rain")])
+
+        try sub.unsubscribe("weather.")
+        #expect(try xpub.receiveMessage() == [Data("\u{0}weather.".utf8)])
+    }
+
     @Test func unsubscribeStopsDelivery() throws {
         let fixture = try Fixture()
         defer { fixture.tearDown() }
