@@ -54,6 +54,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // app-gateway's event streams are written from the pipeline, in the HTTP parts
+        // Hummingbird's codecs speak (NIOHTTPTypes).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.0"),
         // WidgetBusClient: the generated client's runtime and URLSession transport (and, in the
         // tests only, the AsyncHTTPClient transport, which streams event bodies on Linux).
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.0"),
@@ -297,6 +300,8 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/app-gateway/Gateway"
         ),

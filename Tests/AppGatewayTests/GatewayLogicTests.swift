@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 import Testing
 import WidgetBusProtocol
 import WidgetDomain
@@ -114,19 +115,51 @@ struct GatewayLogicTests {
         #expect(String(buffer: frames) == "TensionCheckWidget-1\nid: e-3\nJitterWidget-2\nid: e-7\nDietProgressWidget-4\n")
     }
 
-    @Test func aLiveStreamKeepsTheNewestOfEachKindAndNeverGoesBack() async {
+    /// Counts a stream's wake-ups, as the connection writing it would be woken.
+    final class Wakes: Sendable {
+        private let count = Mutex(0)
+        var total: Int { count.withLock { $0 } }
+        func wake() { count.withLock { $0 += 1 } }
+    }
+
+    @Test func aLiveStreamKeepsTheNewestOfEachKindAndNeverGoesBack() {
         let stream = LiveStream(user: "u", serial: 0)
         stream.offer(Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z"))
         stream.offer(Self.change(.tensionCheck, state: 2, at: "2026-11-27T10:00:01.000Z"))
         stream.offer(Self.change(.jitter, state: 5, at: "2026-11-27T10:00:02.000Z"))
         stream.offer(Self.change(.tensionCheck, state: 1, at: "2026-11-27T10:00:00.000Z"))
-        let first = await stream.next()
-        #expect(first.map { String(decoding: $0.frame, as: UTF8.self) } == ["TensionCheckWidget-2\n", "JitterWidget-5\n"])
+        let first = stream.take()
+        #expect(first.changes.map { String(decoding: $0.frame, as: UTF8.self) } == ["TensionCheckWidget-2\n", "JitterWidget-5\n"])
+        #expect(!first.heartbeat && !first.ended)
         stream.offer(Self.change(.tensionCheck, state: 2, at: "2026-11-27T10:00:01.000Z"))  // written already
         stream.beat()
-        #expect(await stream.next().isEmpty, "nothing new: a heartbeat's turn")
+        let second = stream.take()
+        #expect(second.changes.isEmpty && second.heartbeat, "nothing new: a heartbeat's turn")
         stream.close()
-        #expect(await stream.next().isEmpty, "a closed stream returns at once")
+        stream.offer(Self.change(.jitter, state: 6, at: "2026-11-27T10:00:03.000Z"))
+        let last = stream.take()
+        #expect(last.ended && last.changes.isEmpty, "a closed stream ends and takes no change")
+    }
+
+    @Test func aStreamWakesItsWriterOnceUntilItTakes() {
+        let stream = LiveStream(user: "u", serial: 0)
+        stream.offer(Self.change(.jitter, state: 1, at: "2026-11-27T10:00:00.000Z"))
+        let wakes = Wakes()
+        stream.attach { wakes.wake() }
+        #expect(wakes.total == 1, "a change held before the writer attached wakes it at once")
+        stream.offer(Self.change(.jitter, state: 2, at: "2026-11-27T10:00:01.000Z"))
+        stream.beat()
+        #expect(wakes.total == 1, "woken and not yet taken: no second wake-up")
+        #expect(stream.take().changes.map(\.version.state) == [2])
+        stream.beat()
+        #expect(wakes.total == 2)
+        // A change written with the heartbeat due shows the stream alive: no heartbeat after it.
+        stream.offer(Self.change(.jitter, state: 3, at: "2026-11-27T10:00:02.000Z"))
+        let next = stream.take()
+        #expect(next.changes.count == 1 && !next.heartbeat)
+        #expect(!stream.take().heartbeat, "that beat was spent")
+        stream.close()
+        #expect(wakes.total == 3, "the end wakes it too")
     }
 
     @Test func requestsMatchTheirOperationAsTheRouterMatchesThemAndOnlyEventStreamsLast() {
@@ -139,59 +172,42 @@ struct GatewayLogicTests {
         #expect(operation(.get, "/v1/widgets/JitterWidget/timeline")?.lasts == false)
         #expect(operation(.get, "/healthz")?.name == "GET /healthz")
         #expect(operation(.post, "/v1/events") == nil, "no route takes it")
+        func mayLast(_ method: HTTPRequest.Method, _ path: String) -> Bool {
+            APIOperation.mayLast(HTTPRequest(method: method, scheme: "https", authority: "gateway", path: path))
+        }
+        #expect(mayLast(.get, "/v1/events") && mayLast(.get, "//v1/events/?after=1#top") && mayLast(.get, "/v1/events?next=/a/b"))
+        #expect(!mayLast(.get, "/v1/widgets/JitterWidget/timeline") && !mayLast(.post, "/v1/events") && !mayLast(.get, "/v1/events/more"))
     }
 
-    @Test func cancellingTheReaderClosesTheStream() async {
-        let stream = LiveStream(user: "u", serial: 0)
-        let reader = Task { await stream.next() }
-        reader.cancel()
-        #expect(await reader.value.isEmpty)
-        #expect(stream.isClosed, "nothing else would wake a reader whose connection is gone")
-    }
-
-    @Test func aHeartbeatEndsTheWaitItFindsOrTheNextOneOnce() async {
-        let stream = LiveStream(user: "u", serial: 0)
-        // Whether the beat finds the reader waiting or comes just before it waits, the wait ends.
-        async let beaten = stream.next()
-        stream.beat()
-        #expect(await beaten.isEmpty)
-        // That beat is spent: the next wait lasts until a change.
-        async let changed = stream.next()
-        stream.offer(Self.change(.jitter, state: 1, at: "2026-11-27T10:00:00.000Z"))
-        #expect(await changed.count == 1)
-        // A beat that comes while changes are being written is not owed afterwards: they showed
-        // the stream alive.
-        stream.offer(Self.change(.jitter, state: 2, at: "2026-11-27T10:00:01.000Z"))
-        stream.beat()
-        #expect(await stream.next().count == 1)
-        async let later = stream.next()
-        stream.offer(Self.change(.jitter, state: 3, at: "2026-11-27T10:00:02.000Z"))
-        #expect(await later.count == 1)
-    }
-
-    @Test func liveStreamsHandAChangeOnlyToItsUsersStreamsAndTheNewestWinsPastTheLimit() async throws {
+    @Test func liveStreamsHandAChangeOnlyToItsUsersStreamsAndTheNewestWinsPastTheLimit() throws {
         let streams = LiveStreams()
-        let first = streams.open(user: "alice", atMost: 2)
-        let alice = streams.open(user: "alice", atMost: 2)
-        let bob = streams.open(user: "bob", atMost: 2)
-        let third = streams.open(user: "alice", atMost: 2)
+        let first = try #require(streams.open(user: "alice", atMost: 2))
+        let alice = try #require(streams.open(user: "alice", atMost: 2))
+        let bob = try #require(streams.open(user: "bob", atMost: 2))
+        let third = try #require(streams.open(user: "alice", atMost: 2))
         #expect(first.isClosed && !alice.isClosed && !third.isClosed, "past 2, the oldest is closed")
         #expect(streams.count == 3)
         var change = Self.change(.dietProgress, state: 1, at: "2026-11-27T10:00:00.000Z")
         change.user = "alice"
         streams.deliver([change])
-        #expect(await alice.next().count == 1)
-        #expect(await third.next().count == 1)
-        // Four streams opened, dealt round two slices: bob's (the third) is in slice 0.
+        #expect(alice.take().changes.count == 1)
+        #expect(third.take().changes.count == 1)
+        #expect(bob.take().changes.isEmpty, "not bob's change")
+        // Four streams opened, dealt round two slices: bob's (the third) is in slice 0, alice's
+        // (the second) in slice 1.
         streams.beat(slice: 0, of: 2)
-        #expect(await bob.next().isEmpty, "bob's stream got the heartbeat, not alice's change")
-        // alice (the second) is in slice 1: that beat was not hers, so her next wait lasts until a change.
-        async let aliceWaits = alice.next()
-        var second = Self.change(.dietProgress, state: 2, at: "2026-11-27T10:00:01.000Z")
-        second.user = "alice"
-        streams.deliver([second])
-        #expect(await aliceWaits.map(\.version.state) == [2])
+        #expect(bob.take().heartbeat)
+        #expect(!alice.take().heartbeat, "that beat was not hers")
         streams.remove(alice)
-        #expect(streams.count == 2)
+        #expect(streams.count == 2 && alice.isClosed)
+    }
+
+    @Test func stoppingEndsEveryStreamAndOpensNoMore() throws {
+        let streams = LiveStreams()
+        let open = try #require(streams.open(user: "alice", atMost: 8))
+        streams.closeAll()
+        #expect(open.take().ended)
+        #expect(streams.open(user: "bob", atMost: 8) == nil, "a client reconnecting while the gateway stops is refused")
+        #expect(streams.count == 0)
     }
 }

@@ -49,9 +49,10 @@ public struct AppGatewayCommand: AsyncParsableCommand {
                 limits: settings.limits, snapshotRoot: settings.snapshotRoot)
             let application = try GatewayServer.application(
                 api: api, tokens: VerifiedTokens(verifier: verifier, leeway: settings.tokenLeeway), settings: settings, logger: logger)
-            // The server is listed last, so a shutdown stops it first: no request arrives once
-            // the bus thread is gone.
-            return [bus, LiveStreamHeartbeat(streams: streams, interval: settings.limits.heartbeat), application]
+            // A shutdown stops them from the last: the heartbeat first, which ends every event
+            // stream, then the server, whose connections are then done with them, and the bus
+            // thread once no request can arrive.
+            return [bus, application, LiveStreamHeartbeat(streams: streams, interval: settings.limits.heartbeat)]
         }
     }
 }
@@ -72,7 +73,15 @@ enum GatewayServer {
         }
         api.addRoutes(to: router.group(RouterPath(GatewayAPI.pathPrefix)).add(middleware: AuthenticationMiddleware(tokens: tokens)))
 
-        var requests = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(settings.idleTimeout.asSeconds)))
+        // Each HTTP/1.1 connection and HTTP/2 stream: the idle timeout, then event streams served
+        // from the pipeline (EventStreamChannelHandler). The idle timeout is set here rather than
+        // in Hummingbird's own handler, which sits after the event streams' and would not see them.
+        let responder = router.buildResponder()
+        var requests = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [
+                HTTPConnectionStateHandler(idleTimeout: settings.idleTimeout, logger: logger),
+                EventStreamChannelHandler(responder: responder, streams: api.streams, logger: logger),
+            ])
         requests.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
         let http1 = requests
         let server: HTTPServerBuilder
@@ -91,7 +100,7 @@ enum GatewayServer {
         }
         let scheme = settings.tls == nil ? "http" : "https"
         return Application(
-            responder: LastingResponseResponder(base: router.buildResponder()), server: server,
+            responder: responder, server: server,
             configuration: .init(
                 address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1_024,
                 availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections)),

@@ -1,4 +1,5 @@
 import AppGatewayIdentity
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -15,6 +16,9 @@ struct GatewayRequestContext: RequestContext, Sendable {
     let remoteAddress: SocketAddress?
     /// The bus user id the bearer token proved; nil before ``AuthenticationMiddleware``.
     var user: String?
+    /// Where a request whose response lasts hands the stream it opened: set by the connection
+    /// that writes it (``EventStreamChannelHandler``), nil for every other request.
+    var eventStream: EventStreamAdoption?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -33,11 +37,13 @@ struct GatewayRequestContext: RequestContext, Sendable {
 /// Tokens already verified, so a client that sends the same token with every request pays for
 /// one signature check, not one per request (an ES256 verification costs more than the rest of a
 /// `304`). A token is kept until it expires (plus the leeway) and is checked for that on every
-/// use; the least recently used are forgotten past the capacity.
+/// use; the least recently used are forgotten past the capacity. Each is kept by the SHA-256 of
+/// its `Authorization` header, 32 bytes instead of the token's several hundred: with a stream
+/// open for every user, the cache holds one token per stream.
 final class VerifiedTokens: Sendable {
     private let verifier: IdentityVerifier
     private let leeway: TimeInterval
-    private let cache: Mutex<LeastRecentlyUsed<String, VerifiedIdentity>>
+    private let cache: Mutex<LeastRecentlyUsed<SHA256Digest, VerifiedIdentity>>
 
     init(verifier: IdentityVerifier, leeway: Duration, capacity: Int = 100_000) {
         self.verifier = verifier
@@ -46,12 +52,13 @@ final class VerifiedTokens: Sendable {
     }
 
     func verify(authorizationHeader: String?, now: Date) async throws(IdentityRefusal) -> VerifiedIdentity {
-        if let header = authorizationHeader, let known = cache.withLock({ $0.value(for: header) }) {
+        let key = authorizationHeader.map { SHA256.hash(data: Data($0.utf8)) }
+        if let key, let known = cache.withLock({ $0.value(for: key) }) {
             if now <= known.expiresAt.addingTimeInterval(leeway) { return known }
-            cache.withLock { $0.removeValue(for: header) }
+            cache.withLock { $0.removeValue(for: key) }
         }
         let identity = try await verifier.verify(authorizationHeader: authorizationHeader, now: now)
-        if let header = authorizationHeader { cache.withLock { $0.set(identity, for: header) } }
+        if let key { cache.withLock { $0.set(identity, for: key) } }
         return identity
     }
 }

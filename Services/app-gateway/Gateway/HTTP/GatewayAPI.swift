@@ -48,7 +48,7 @@ struct GatewayAPI: Sendable {
 
     /// One operation of the API: its method and path under ``pathPrefix`` (`:name` a path
     /// parameter), as docs/openapi.yaml lists it, whether its response lasts (written for as long
-    /// as the client listens, ``LastingResponseResponder``), and what answers it.
+    /// as the client listens, by ``EventStreamChannelHandler``), and what answers it.
     struct Route: Sendable {
         var method: HTTPRequest.Method
         var path: String
@@ -238,45 +238,33 @@ struct GatewayAPI: Sendable {
 
     /// `GET /v1/events`: Server-Sent Events of the caller's own timeline changes, a comment line
     /// when idle, and after `Last-Event-ID` the latest timeline of every widget that changed since.
+    /// The route opens the stream and answers its head; the connection writes it
+    /// (``EventStreamChannelHandler``) until the client leaves, a newer stream of the user's takes
+    /// its place or the gateway stops.
     func events(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let user = try context.provenUser
-        let resumeFrom = request.headers[Self.lastEventID]
-        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no"]
+        guard let adoption = context.eventStream else {
+            throw Problem(.internalServerError, ErrorCode.internalError.rawValue, "an event stream reached the router past its connection's handler")
+        }
+        // A user past the limit loses their oldest stream, not the new one: a client that
+        // reconnects before the gateway noticed it left is not refused.
+        guard let stream = streams.open(user: user, atMost: limits.streamsPerUser) else {
+            throw Problem(.serviceUnavailable, ErrorCode.unavailable.rawValue, "app-gateway is stopping; reconnect shortly", headers: [.retryAfter: "1"])
+        }
+        // Opened before the catch-up is read: a change published meanwhile reaches the stream
+        // too, and the stream drops whichever of the two is older.
+        if let resumeFrom = request.headers[Self.lastEventID] {
+            for (kind, position) in published.changed(user: user, since: EventStreamPosition(text: resumeFrom))
+            where !(await offerCurrent(kind, of: user, at: position, to: stream, request: request)) {
+                // timeline-service did not answer: end the stream rather than skip the change;
+                // the client reconnects with the same Last-Event-ID and asks again.
+                stream.close()
+                break
+            }
+        }
+        adoption.stream = stream
         return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { [self] writer in
-                // Opened where it is written and removed when the writing ends, however it ends.
-                // A user past the limit loses their oldest stream, not the new one: a client that
-                // reconnects before the gateway noticed it left is not refused.
-                let stream = streams.open(user: user, atMost: limits.streamsPerUser)
-                defer { streams.remove(stream) }
-                // Opened before the catch-up is read: a change published meanwhile reaches the
-                // stream too, and the stream drops whichever of the two is older.
-                let catchUp = resumeFrom.map { published.changed(user: user, since: EventStreamPosition(text: $0)) }
-                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-                try await withGracefulShutdownHandler {
-                    if let catchUp {
-                        for (kind, position) in catchUp where !(await offerCurrent(kind, of: user, at: position, to: stream, request: request)) {
-                            // timeline-service did not answer: end the stream rather than skip the
-                            // change; the client reconnects with the same Last-Event-ID and asks again.
-                            stream.close()
-                            break
-                        }
-                    }
-                    while !stream.isClosed {
-                        let changes = await stream.next()
-                        if changes.isEmpty {
-                            guard !stream.isClosed else { break }
-                            try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                        } else {
-                            try await writer.write(LiveTimeline.frames(changes))
-                        }
-                    }
-                } onGracefulShutdown: {
-                    stream.close()
-                }
-                try await writer.finish(nil)
-            })
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no"])
     }
 
     /// Offers `stream` the current timeline of `user`'s `kind`, which changed at `position` (a catch-up);
