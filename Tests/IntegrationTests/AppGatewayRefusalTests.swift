@@ -174,7 +174,7 @@ struct AppGatewayRefusalTests {
         #expect(try await gateway.request(.GET, "/healthz", token: nil).status == 200)
     }
 
-    @Test("plain HTTP beyond loopback is refused at start unless WIDGETBUS_INSECURE=1; half a TLS setting too")
+    @Test("plain HTTP beyond loopback is refused at start unless WIDGETBUS_INSECURE=1; half a TLS setting too", .blockingThreads)
     func plainHTTPBeyondLoopback() throws {
         let bus = try BusFixture()
         let issuers = bus.root.appendingPathComponent("issuers.json")

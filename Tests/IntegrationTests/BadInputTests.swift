@@ -5,7 +5,7 @@ import WidgetDomain
 
 /// Bad input gets a clear error reply with a stable code, changes nothing, and the service keeps
 /// answering correctly afterwards.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct BadInputTests {
     static let badIntents: [(name: String, payload: Data, code: ErrorCode)] = [
         ("not JSON", Data("hello, widget".utf8), .badJSON),

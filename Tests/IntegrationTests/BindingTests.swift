@@ -4,7 +4,7 @@ import WidgetBusProtocol
 
 /// Where the services listen: loopback unless told otherwise, and beyond it only when told twice
 /// (`WIDGETBUS_BIND_HOST` and `WIDGETBUS_INSECURE=1`), as `ss -ltn` sees the sockets.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct BindingTests {
     /// The services that bind sockets, each with the endpoints it binds.
     static let binders: [(service: BusFixture.Service, endpoints: [String])] = [

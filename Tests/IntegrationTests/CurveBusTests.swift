@@ -8,7 +8,7 @@ import ZeroMQ
 /// The bus with CURVE, real processes and real keys: an endpoint lets in the keys of its
 /// allow-list and nothing else — no reply, no event, no change — keeps serving those it allows,
 /// takes a new key after SIGHUP, and carries nothing readable on the wire.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct CurveBusTests {
     /// A fixture whose widgetctl runs with the operator's key, and its keys.
     static func fixture() throws -> (bus: BusFixture, keys: CurveKeys) {

@@ -11,7 +11,7 @@ import WidgetBusProtocol
 /// count and a log line, whatever the client got wrong, and a key taken off an allow-list cuts
 /// the connections it already had within a second of SIGHUP, while the allowed clients — and the
 /// services that follow the cut publisher — carry on.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct CurveRefusalAndRevocationTests {
     // MARK: - Every refusal counted and logged
 

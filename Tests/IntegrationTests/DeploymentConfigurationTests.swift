@@ -25,7 +25,7 @@ import WidgetBusProtocol
 ///
 /// The YAML is read by PyYAML (`python3 -c 'import yaml, json …'`, installed by scripts/test.sh)
 /// and decoded from JSON here: no hand-written YAML subset.
-@Suite("Deployment configuration")
+@Suite("Deployment configuration", .blockingThreads)
 struct DeploymentConfigurationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -7,10 +7,10 @@ import Glibc
 
 /// An event stream on an HTTP/1.1 connection, byte by byte: the gateway writes streams from the
 /// connection's pipeline, beside Hummingbird's own responses on the same connection.
-@Suite("app-gateway: an event stream on an HTTP/1.1 connection", .serialized)
+@Suite("app-gateway: an event stream on an HTTP/1.1 connection", .serialized, .blockingThreads)
 struct EventStreamConnectionTests {
     @Test("a stream asked for behind a pipelined request starts after its response, and the connection serves requests again once the stream ends")
-    func pipelinedThenReused() async throws {
+    func pipelinedThenReused() throws {
         let gateway = try GatewayFixture(tls: false, services: [.intentHandler, .timelineService])
         let token = try gateway.token("pia")
         let connection = try RawConnection(port: gateway.port)
@@ -26,9 +26,14 @@ struct EventStreamConnectionTests {
         #expect(opened.components(separatedBy: "HTTP/1.1 200 OK").count == 3, "two responses: \(opened)")
 
         // Eight more streams of the same user end this one, the oldest: its chunked body ends.
-        var others: [EventStreamReader] = []
-        for _ in 0..<8 { others.append(try await EventStreamReader(fixture: gateway, token: token)) }
+        var others: [RawConnection] = []
         defer { for other in others { other.close() } }
+        for _ in 0..<8 {
+            let other = try RawConnection(port: gateway.port)
+            others.append(other)
+            try other.send("GET /v1/events HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer \(token)\r\n\r\n")
+            _ = try other.read(until: "retry: 1000\n\n")
+        }
         _ = try connection.read(until: "0\r\n\r\n")
 
         try connection.send("GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n")

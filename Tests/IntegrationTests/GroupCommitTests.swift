@@ -8,7 +8,7 @@ import ZeroMQ
 /// intent-handler commits the requests queued at one moment together (group commit), yet each
 /// request stands alone: a retry inside the burst gets the first reply, a refused request
 /// changes nothing, events stay gap-free and in reply order.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct GroupCommitTests {
     @Test func aPipelinedBurstIsCommittedTogetherYetEachRequestStandsAlone() throws {
         let bus = try BusFixture()

@@ -5,7 +5,7 @@ import Testing
 /// loop and a short rate search each write the JSON report with the fields scripts and
 /// docs/BENCHMARKS.md read, the SVG chart, and the CPU time of the service processes it was
 /// given.
-@Suite("widgetbus-loadtest", .serialized)
+@Suite("widgetbus-loadtest", .serialized, .blockingThreads)
 struct LoadTestToolTests {
     /// The report's fields: a contract with scripts/bench-loadtest.sh and the committed results.
     static let reportFields: Set<String> = ["startedAt", "configuration", "setupMessages", "setupSeconds", "steps"]

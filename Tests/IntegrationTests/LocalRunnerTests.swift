@@ -12,7 +12,7 @@ import Glibc
 /// scenario with all five widgets runs through widgetctl against it, app-gateway answers over
 /// HTTPS with the development keys the runner made, and `down` leaves nothing running: no process,
 /// no port.
-@Suite("Local runner", .serialized)
+@Suite("Local runner", .serialized, .blockingThreads)
 struct LocalRunnerTests {
     static let runner = DeploymentConfigurationTests.deploy.appendingPathComponent("local/widgetbus")
 

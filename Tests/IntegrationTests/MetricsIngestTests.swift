@@ -7,7 +7,7 @@ import ZeroMQ
 /// metrics-ingest as a real process: samples pushed with `widgetctl ingest` become per-user
 /// aggregates in the user's zone, survive restarts and crashes, bad samples are counted per
 /// reason without costing their batch the good ones, and every change is a sequenced event.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct MetricsIngestTests {
     /// A whole minute a little in the past, so every sample's hour is settled.
     static func minute(_ minutesAgo: Double) -> Date {
@@ -247,7 +247,7 @@ final class EventSubscriber {
 
 /// The readers: a measurement reaches the Stress Monitor widget's timeline and snapshot file at
 /// once, merged with the app's state, and a late reader catches up from the snapshot.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct MetricsIntoTheStressMonitorWidgetTests {
     @Test func pushedSamplesReachTheTimelineWithinASecond() throws {
         let bus = try BusFixture()

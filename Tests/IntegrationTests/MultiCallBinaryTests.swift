@@ -5,7 +5,7 @@ import WidgetBusProtocol
 /// The image runs every executable from one binary, linked under each name
 /// (`deploy/stage-binaries.sh`): called by a name it is that executable — the same help, the same
 /// service — and called by its own name it takes the executable's name as its first argument.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct MultiCallBinaryTests {
     static let multicall = BusFixture.productsDirectory.appendingPathComponent("widgetbus-multicall")
 

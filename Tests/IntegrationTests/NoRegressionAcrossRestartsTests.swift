@@ -8,7 +8,7 @@ import ZeroMQ
 
 /// Services killed with SIGKILL one after another under load: no published timeline and no
 /// snapshot file ever shows an older state or metrics version than one already shown.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct NoRegressionAcrossRestartsTests {
     static let users = (0..<8).map { "restart-\($0)" }
 

@@ -7,7 +7,7 @@ import WidgetBusProtocol
 /// stand-in collector (Python's HTTP server, taking OTLP/HTTP JSON as a collector does) receives
 /// the spans of one `widgetctl send` from intent-handler, timeline-service and snapshot-writer,
 /// all in the trace the send started, intent-handler's a child of widgetctl's span.
-@Suite(.serialized) struct OTLPExportTests {
+@Suite(.serialized, .blockingThreads) struct OTLPExportTests {
     static let collector = #"""
         import http.server, sys
         out = open(sys.argv[1], "ab")

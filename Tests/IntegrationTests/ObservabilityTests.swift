@@ -7,7 +7,7 @@ import WidgetDomain
 /// Every service with `WIDGETBUS_HTTP_LISTEN` set serves its metrics: the real executables on
 /// free loopback ports, real intents and samples, every `/metrics` scraped with a plain HTTP
 /// client and read by the exposition format's rules (``PrometheusText``).
-@Suite(.serialized) struct ObservabilityTests {
+@Suite(.serialized, .blockingThreads) struct ObservabilityTests {
     /// Starts every service, each serving metrics on a free port; returns their `/metrics` URLs.
     static func startEverything(_ bus: BusFixture) throws -> [BusFixture.Service: String] {
         var urls: [BusFixture.Service: String] = [:]
@@ -156,7 +156,7 @@ enum HTTP {
 }
 
 /// Debian's Prometheus (scripts/test.sh installs it) against the real services.
-@Suite(.serialized) struct PrometheusServerTests {
+@Suite(.serialized, .blockingThreads) struct PrometheusServerTests {
     static let prometheus = URL(fileURLWithPath: "/usr/bin/prometheus")
 
     @Test(

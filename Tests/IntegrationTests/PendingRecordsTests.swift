@@ -4,7 +4,7 @@ import WidgetBusProtocol
 import WidgetDomain
 
 /// Records wait in intent-handler until the sync target confirms them, revision by revision.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct PendingRecordsTests {
     func pending(_ bus: BusFixture, _ user: String) throws -> [RevisedRecord] {
         let result = try bus.widgetctl("pending", "--user", user)

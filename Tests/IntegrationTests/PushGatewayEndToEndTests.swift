@@ -7,7 +7,7 @@ import WidgetBusProtocol
 /// push-gateway as a process between the real intent-handler and timeline-service and a fake
 /// APNs speaking HTTP/2 over TLS: what reaches APNs for a change, a burst, a refresh, a token APNs
 /// calls gone and a 429.
-@Suite("push-gateway against a fake APNs")
+@Suite("push-gateway against a fake APNs", .blockingThreads)
 struct PushGatewayEndToEndTests {
     /// intent-handler, timeline-service and push-gateway sending to a fake APNs with a key of the
     /// test's, its metrics served; users and tokens registered, each with a first Jitter widget

@@ -8,7 +8,7 @@ import ZeroMQ
 /// A client that asks for a timeline at the `version` of its own acknowledged write gets a
 /// timeline that shows the write, however far timeline-service lags behind intent-handler; a
 /// version that does not come is answered `unavailable` after the bounded wait.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct ReadYourWritesTests {
     static let zones = ["Asia/Tokyo", "America/New_York", "Europe/Paris", "Pacific/Chatham"]
 

@@ -4,7 +4,7 @@ import WidgetBusProtocol
 import WidgetDomain
 
 /// Nothing acknowledged is lost across restarts and crashes, and no subscriber is left stale.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct RestartAndResyncTests {
     @Test(arguments: ["SIGTERM", "SIGKILL"])
     func stateSurvivesARestartOfIntentHandler(signal: String) throws {

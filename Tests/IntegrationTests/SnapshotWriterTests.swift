@@ -15,7 +15,7 @@ import Glibc
 /// snapshot-writer as the widgets rely on it: each file is what the widget would render from the
 /// state it names, readable at any instant, current after crashes, stops and hand deletions, and
 /// never outside its root.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct SnapshotWriterTests {
     /// Waits until snapshot-writer has taken a message of timeline-service's publisher (its
     /// heartbeat comes once a second): its subscription is in place, so no event is missed.

@@ -9,7 +9,7 @@ import ZeroMQ
 /// refused at start by every executable — one line naming the setting, file or folder and why,
 /// and exit status 78 — instead of a service that runs in plaintext or refuses everyone. Real
 /// processes, real keys, real files.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct StartupRefusalTests {
     /// What an executable said and how it ended, when it was expected to stop by itself.
     struct Refusal {

@@ -10,7 +10,7 @@ import WidgetBusProtocol
 struct StopWithinTwoSecondsTests {
     static let busServices: [BusFixture.Service] = [.intentHandler, .timelineService, .snapshotWriter, .metricsIngest, .pushGateway]
 
-    @Test(arguments: busServices)
+    @Test(.blockingThreads, arguments: busServices)
     func aServiceStopsWithinTwoSecondsOfSIGTERM(_ service: BusFixture.Service) throws {
         let bus = try BusFixture()
         for peer in Self.busServices { try bus.start(peer) }

@@ -9,7 +9,7 @@ import Glibc
 /// sync-agent stops within two seconds of SIGTERM whatever its database does: here a server that
 /// takes the connection and never answers, while a pass is in hand. Nothing is lost: the record
 /// the pass was syncing is still pending afterwards.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct SyncAgentShutdownTests {
     @Test func aSilentDatabaseDoesNotHoldUpTheShutdown() throws {
         let bus = try BusFixture()

@@ -8,7 +8,7 @@ import ZeroMQ
 /// sync-agent against a real PostgreSQL server (started by the suite on a free loopback port) and
 /// against its embedded SQLite default: pending records reach the target exactly once, whatever
 /// fails in between.
-@Suite(.serialized, .postgresServer)
+@Suite(.serialized, .postgresServer, .blockingThreads)
 struct SyncAgentTests {
     enum TargetKind: String, CaseIterable, CustomTestStringConvertible {
         case postgres, sqlite

@@ -5,7 +5,7 @@ import WidgetDomain
 
 /// The Tension Check widget driven through real intent-handler and timeline-service processes
 /// with widgetctl, as a user tapping the widget would.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct TensionCheckEndToEndTests {
     @Test func lowTapRecordsCheckInAndStaysOnPicker() throws {
         let bus = try BusFixture()

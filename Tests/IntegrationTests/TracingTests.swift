@@ -6,7 +6,7 @@ import WidgetDomain
 /// One tap followed by its W3C trace id through the real services: `widgetctl send --json`
 /// starts the trace, and intent-handler, timeline-service and snapshot-writer each log it for
 /// their part (the fixture runs them at debug level, where the per-message lines are).
-@Suite(.serialized) struct TracingTests {
+@Suite(.serialized, .blockingThreads) struct TracingTests {
     /// The trace ids a service's log names (`widgetbus.trace_id=…`).
     static func traceIDs(in log: String) -> Set<String> {
         Set(log.matches(of: /widgetbus\.trace_id=([0-9a-f]{32})/).map { String($0.1) })

@@ -5,7 +5,7 @@ import WidgetDomain
 
 /// A user's time zone is set by an app message, validated, committed and published to every
 /// derived reader.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct UserTimeZoneTests {
     @Test func settingAZoneIsCommittedPublishedAndIdempotent() throws {
         let bus = try BusFixture()

@@ -5,7 +5,7 @@ import WidgetDomain
 
 /// One full scenario per widget through real intent-handler and timeline-service processes,
 /// and every invalid input the widget rules name answered with its code and no change to stored state.
-@Suite(.serialized)
+@Suite(.serialized, .blockingThreads)
 struct WidgetScenarioTests {
     /// Sends a message that must be refused and checks the stored state did not move.
     func expectRefused(

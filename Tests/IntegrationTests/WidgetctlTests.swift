@@ -4,7 +4,7 @@ import WidgetBusProtocol
 
 /// widgetctl's documented contract with scripts: JSON output where a script reads it, and the
 /// exit status that `widgetctl --help` documents (0 success, 1 error reply, 2 no answer, 64 usage).
-@Suite("widgetctl")
+@Suite("widgetctl", .blockingThreads)
 struct WidgetctlTests {
     @Test("ping --json, and the exit status of an answer, an error reply, silence and a usage error")
     func outputAndExitStatus() throws {

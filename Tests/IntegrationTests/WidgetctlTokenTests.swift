@@ -57,7 +57,7 @@ struct WidgetctlTokenTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(keys)/dev.jwks.json")) == jwks)
     }
 
-    @Test("mint takes a kid and a subject that begin with a dash, as one kid in 64 does")
+    @Test("mint takes a kid and a subject that begin with a dash, as one kid in 64 does", .blockingThreads)
     func mintTakesValuesThatBeginWithADash() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -75,7 +75,7 @@ struct WidgetctlTokenTests {
         #expect(parts.count == 3 && parts[0]["kid"] as? String == "-Xy_9" && parts[1]["sub"] as? String == "-pat", "\(minted.stdout)")
     }
 
-    @Test("mint refuses a missing key file (exit 1) and a TTL out of range (exit 64)")
+    @Test("mint refuses a missing key file (exit 1) and a TTL out of range (exit 64)", .blockingThreads)
     func mintRefusals() throws {
         let common = ["--kid", "k", "--issuer", Self.issuer, "--audience", Self.audience, "--subject", "pat"]
         let missing = try Self.widgetctl(["token", "mint", "--key", "/nonexistent/dev.private.pem"] + common)
