@@ -85,6 +85,11 @@ struct GatewayLogicTests {
         }
     }
 
+    @Test func theDateHeaderIsAnIMFFixdateInGMT() {
+        #expect(HTTPDate.text(of: Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.text(of: Date(timeIntervalSince1970: 1_798_761_599.9)) == "Thu, 31 Dec 2026 23:59:59 GMT")
+    }
+
     @Test func eachBusErrorHasTheStatusItsCodeMeans() {
         func status(_ code: ErrorCode) -> Int { Problem(ErrorBody(code: code, message: "m")).status.code }
         #expect(status(.badJSON) == 400 && status(.invalidField) == 400 && status(.unknownType) == 400 && status(.missingField) == 400)

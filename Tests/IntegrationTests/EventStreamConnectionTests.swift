@@ -40,6 +40,42 @@ struct EventStreamConnectionTests {
         let again = try connection.read(until: #"{"status":"ok"}"#)
         #expect(again.hasPrefix("HTTP/1.1 200 OK"), "\(again)")
     }
+
+    @Test("a stream refused before the rest of its request came leaves the connection serving requests; one that said Connection: close closes it; both answers are dated")
+    func refusedBeforeItsEnd() throws {
+        let gateway = try GatewayFixture(tls: false, services: [.intentHandler, .timelineService])
+        let connection = try RawConnection(port: gateway.port)
+        defer { connection.close() }
+
+        // No token: refused 401 at once, before the four bytes of the request's body are sent.
+        try connection.send("GET /v1/events HTTP/1.1\r\nHost: gateway\r\nContent-Length: 4\r\n\r\n")
+        let refused = try connection.read(until: "}")
+        #expect(refused.hasPrefix("HTTP/1.1 401 Unauthorized"), "\(refused)")
+        #expect(refused.lowercased().contains("\r\ndate: "), "dated: \(refused)")
+        try connection.send("abcd" + "GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n")
+        let health = try connection.read(until: #"{"status":"ok"}"#)
+        #expect(health.hasPrefix("HTTP/1.1 200 OK"), "the body is the stream request's, not a request of its own: \(health)")
+
+        try connection.send("GET /v1/events HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n\r\n")
+        let closing = connection.readUntilClosed()
+        #expect(closing.closed, "the connection closes after the refusal: \(closing.text)")
+        #expect(closing.text.hasPrefix("HTTP/1.1 401 Unauthorized"), "\(closing.text)")
+        #expect(closing.text.lowercased().contains("\r\nconnection: close\r\n"), "\(closing.text)")
+    }
+
+    @Test("bytes that do not parse behind an open stream close the connection, with no 400 inside the stream's body")
+    func garbageBehindAStream() throws {
+        let gateway = try GatewayFixture(tls: false, services: [.intentHandler, .timelineService])
+        let connection = try RawConnection(port: gateway.port)
+        defer { connection.close() }
+        try connection.send("GET /v1/events HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer \(try gateway.token("pia"))\r\n\r\n")
+        _ = try connection.read(until: "retry: 1000\n\n")
+
+        try connection.send("NOT HTTP\u{0}\r\n\r\n")
+        let rest = connection.readUntilClosed()
+        #expect(rest.closed, "\(rest.text)")
+        #expect(!rest.text.contains("400"), "\(rest.text)")
+    }
 }
 
 /// A TCP connection to the gateway, written and read as text.
@@ -70,6 +106,18 @@ private final class RawConnection {
             received += chunk[0..<count]
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// What arrives until the gateway closes the connection, and whether it did (within five
+    /// seconds of silence).
+    func readUntilClosed() -> (text: String, closed: Bool) {
+        var received = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = recv(socket, &chunk, chunk.count, 0)
+            guard count > 0 else { return (String(decoding: received, as: UTF8.self), count == 0 || errno == ECONNRESET) }
+            received += chunk[0..<count]
+        }
     }
 
     func close() {

@@ -34,8 +34,10 @@ final class EventStreamAdoption: Sendable {
 ///
 /// On an HTTP/1.1 connection, a stream asked for behind requests still being answered (pipelined)
 /// starts once their responses are written, and the connection carries requests again once the
-/// stream has ended; a request sent behind a stream that has not ended closes the connection, as
-/// no client pipelines behind a stream it reads.
+/// stream has ended — unless the request said `Connection: close`, as Hummingbird closes after
+/// such a request's response too. A request sent behind a stream that has not ended closes the
+/// connection, as no client pipelines behind a stream it reads; so does a request that does not
+/// parse while a stream is written (Hummingbird's `400` would land inside the stream's body).
 final class EventStreamChannelHandler<Responder: HTTPResponder>: ChannelDuplexHandler, RemovableChannelHandler
 where Responder.Context == GatewayRequestContext {
     typealias InboundIn = HTTPRequestPart
@@ -66,6 +68,11 @@ where Responder.Context == GatewayRequestContext {
     private var state = State.passing
     /// Requests passed to Hummingbird whose responses have not ended yet.
     private var owed = 0
+    /// The lasting request's end has not been read yet: the parts up to it are its own, never
+    /// Hummingbird's, even when its refusal has already been written.
+    private var readingLastingRequest = false
+    /// The lasting request said `Connection: close`: the connection closes once it is answered.
+    private var closeWhenAnswered = false
 
     init(responder: Responder, streams: LiveStreams, logger: Logger) {
         self.responder = responder
@@ -75,6 +82,11 @@ where Responder.Context == GatewayRequestContext {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        if readingLastingRequest {
+            // The rest of the lasting request: a GET carries no body.
+            if case .end = part { readingLastingRequest = false }
+            return
+        }
         switch (state, part) {
         case (.passing, .head(let head)):
             let request = APIOperation.mayLast(head) ? Request(head: head, body: RequestBody(buffer: ByteBuffer())) : nil
@@ -82,6 +94,8 @@ where Responder.Context == GatewayRequestContext {
                 owed += 1
                 return context.fireChannelRead(data)
             }
+            readingLastingRequest = true
+            closeWhenAnswered = head.headerFields[.connection]?.lowercased().contains("close") == true
             if owed > 0 {
                 state = .waiting(request)
             } else {
@@ -90,14 +104,22 @@ where Responder.Context == GatewayRequestContext {
             }
         case (.passing, _):
             context.fireChannelRead(data)
-        case (.waiting, .head), (.deciding, .head), (.streaming, .head):
+        case (.waiting, _), (.deciding, _), (.streaming, _):
             context.close(promise: nil)
-        case (_, .body), (_, .end), (.gone, .head):
-            break  // the rest of the lasting request: a GET carries no body
+        case (.gone, _):
+            break
         }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch state {
+        case .deciding, .streaming:
+            // Hummingbird owes no response now: this is its answer to bytes that did not parse.
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return context.close(promise: nil)
+        case .passing, .waiting, .gone:
+            break
+        }
         guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
         owed -= 1
         context.write(data, promise: promise)
@@ -153,19 +175,20 @@ where Responder.Context == GatewayRequestContext {
             stream.map(streams.remove)
             return
         }
+        var head = head
+        head.headerFields[.date] = HTTPDate.now
+        if closeWhenAnswered { head.headerFields[.connection] = "close" }
         guard let stream, head.status == .ok else {
             stream.map(streams.remove)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            state = .passing
+            answered(context: context)
             return
         }
         state = .streaming(stream)
         // The route's response has no body of its own: the stream's length is not known.
-        var streamHead = head
-        streamHead.headerFields[.contentLength] = nil
-        context.write(wrapOutboundOut(.head(streamHead)), promise: nil)
+        head.headerFields[.contentLength] = nil
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.body(Self.retryInterval)), promise: nil)
         let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
@@ -188,11 +211,24 @@ where Responder.Context == GatewayRequestContext {
             context.write(wrapOutboundOut(.body(Self.heartbeat)), promise: nil)
         }
         if next.ended {
-            context.write(wrapOutboundOut(.end(nil)), promise: nil)
-            state = .passing
             streams.remove(stream)
+            answered(context: context)
+        } else {
+            context.flush()
         }
-        context.flush()
+    }
+
+    /// Ends the lasting request's response; the connection carries requests again, or closes
+    /// once the end is written if the request asked it to.
+    private func answered(context: ChannelHandlerContext) {
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        guard closeWhenAnswered else {
+            state = .passing
+            return
+        }
+        state = .gone
+        let channel = context.channel
+        written.whenComplete { _ in channel.close(promise: nil) }
     }
 
     private func leave() {
