@@ -88,6 +88,18 @@ struct GatewayLogicTests {
     @Test func theDateHeaderIsAnIMFFixdateInGMT() {
         #expect(HTTPDate.text(of: Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.text(of: Date(timeIntervalSince1970: 1_798_761_599.9)) == "Thu, 31 Dec 2026 23:59:59 GMT")
+        #expect(HTTPDate.text(of: Date(timeIntervalSince1970: -1)) == "Wed, 31 Dec 1969 23:59:59 GMT")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var generator = SystemRandomNumberGenerator()
+        // Leap days, century years and the turn of each year among them.
+        let instants = [951_782_400, 951_868_800, 1_709_164_800, 4_107_542_399] + (0..<2_000).map { _ in Int.random(in: 0..<4_102_444_800, using: &generator) }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            #expect(HTTPDate.text(of: date) == formatter.string(from: date), "\(seconds)")
+        }
     }
 
     @Test func eachBusErrorHasTheStatusItsCodeMeans() {
