@@ -484,6 +484,7 @@ struct AppGatewayBenchmark: ParsableCommand {
         Console.line(
             "  \(run.configuration) (\(run.description)): \(run.opened) open over \(run.connections) connections, "
                 + "gateway RSS \(run.gatewayRSSBeforeMegabytes.text(1)) MB before → \(run.gatewayRSSOpenMegabytes.text(1)) MB open "
+                + "(\(run.gatewayRSSFileOpenMegabytes.text(1)) MB of it code mapped from files) "
                 + "(\(run.kilobytesPerStream.text(1)) kB a stream) → \(run.gatewayRSSAfterChangesMegabytes.text(1)) MB after the changes; "
                 + "opening cost the gateway \(run.gatewayCPUSecondsOpening.text(2)) s of CPU")
         Console.line(

@@ -32,6 +32,8 @@ struct EventStreamRun: Codable, Sendable {
     var gatewayCPUSecondsOpening: Double
     var gatewayRSSBeforeMegabytes: Double
     var gatewayRSSOpenMegabytes: Double
+    /// The part of ``gatewayRSSOpenMegabytes`` mapped from files (`RssFile`): code, not streams.
+    var gatewayRSSFileOpenMegabytes: Double
     var gatewayRSSAfterChangesMegabytes: Double
     var kilobytesPerStream: Double
     var clientRSSOpenMegabytes: Double
@@ -180,6 +182,7 @@ enum EventStreams {
                 + (opening.failures.isEmpty ? "" : ", \(opening.failures.count) failed (first: \(opening.failures[0]))"))
         usleep(2_000_000)
         let rssOpen = gateway.residentKilobytes
+        let rssFileOpen = gateway.residentFileKilobytes
         let clientRSS = ProcessFigures.residentKilobytes(of: getpid()) ?? 0
 
         // The changes: taps of a sample of the users, straight to intent-handler.
@@ -213,7 +216,8 @@ enum EventStreams {
             configuration: configuration.name, description: configuration.description, streams: subjects.count, opened: opening.readers.count,
             failed: opening.failures.count, firstFailure: opening.failures.first, connections: perConnection == nil ? opening.readers.count : clients.count,
             openingSeconds: openingSeconds, gatewayCPUSecondsOpening: cpuOpening, gatewayRSSBeforeMegabytes: Double(rssBefore) / 1_024,
-            gatewayRSSOpenMegabytes: Double(rssOpen) / 1_024, gatewayRSSAfterChangesMegabytes: Double(rssAfter) / 1_024,
+            gatewayRSSOpenMegabytes: Double(rssOpen) / 1_024, gatewayRSSFileOpenMegabytes: Double(rssFileOpen) / 1_024,
+            gatewayRSSAfterChangesMegabytes: Double(rssAfter) / 1_024,
             kilobytesPerStream: Double(rssOpen - rssBefore) / Double(max(1, opening.readers.count)), clientRSSOpenMegabytes: Double(clientRSS) / 1_024,
             changes: taps.count, delivered: delivered, tapToStreamP50Milliseconds: ms(tapToStream.valueAtPercentile(50)),
             tapToStreamP99Milliseconds: ms(tapToStream.valueAtPercentile(99)), tapToStreamMaxMilliseconds: ms(tapToStream.max),

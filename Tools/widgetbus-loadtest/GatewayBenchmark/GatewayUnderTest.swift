@@ -157,6 +157,7 @@ final class GatewayUnderTest: @unchecked Sendable {
 
     var cpuSeconds: Double { ProcessFigures.cpuSeconds(of: pid) ?? 0 }
     var residentKilobytes: Int { ProcessFigures.residentKilobytes(of: pid) ?? 0 }
+    var residentFileKilobytes: Int { ProcessFigures.residentKilobytes(of: pid, field: "RssFile") ?? 0 }
 
     private func waitUntilHealthy() throws {
         let deadline = ContinuousClock.now + .seconds(30)
@@ -192,10 +193,11 @@ enum ProcessFigures {
 
     static var ownCPUSeconds: Double { cpuSeconds(of: getpid()) ?? 0 }
 
-    /// `VmRSS` of `/proc/<pid>/status`, in kB.
-    static func residentKilobytes(of pid: Int32) -> Int? {
+    /// `VmRSS` of `/proc/<pid>/status`, in kB; `RssFile` for the part of it that is pages of
+    /// files: the code of the executable and its libraries, which the kernel maps and may drop.
+    static func residentKilobytes(of pid: Int32, field: String = "VmRSS") -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
         else { return nil }
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
