@@ -26,14 +26,8 @@ struct EventStreamConnectionTests {
         #expect(opened.components(separatedBy: "HTTP/1.1 200 OK").count == 3, "two responses: \(opened)")
 
         // Eight more streams of the same user end this one, the oldest: its chunked body ends.
-        var others: [RawConnection] = []
+        let others = try (0..<8).map { _ in try RawConnection(streamOn: gateway, token: token) }
         defer { for other in others { other.close() } }
-        for _ in 0..<8 {
-            let other = try RawConnection(port: gateway.port)
-            others.append(other)
-            try other.send("GET /v1/events HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer \(token)\r\n\r\n")
-            _ = try other.read(until: "retry: 1000\n\n")
-        }
         _ = try connection.read(until: "0\r\n\r\n")
 
         try connection.send("GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n")
@@ -63,13 +57,31 @@ struct EventStreamConnectionTests {
         #expect(closing.text.lowercased().contains("\r\nconnection: close\r\n"), "\(closing.text)")
     }
 
+    @Test("a connection with no request in progress closes after the idle timeout; one writing a stream stays open")
+    func idleTimeoutSparesStreams() throws {
+        let gateway = try GatewayFixture(
+            tls: false, services: [.intentHandler, .timelineService], extraEnvironment: ["WIDGETBUS_GATEWAY_IDLE_TIMEOUT_S": "1"])
+        let token = try gateway.token("pia")
+        let stream = try RawConnection(streamOn: gateway, token: token)
+        defer { stream.close() }
+
+        let idle = try RawConnection(port: gateway.port)
+        defer { idle.close() }
+        try idle.send("GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n")
+        _ = try idle.read(until: #"{"status":"ok"}"#)
+        #expect(idle.readUntilClosed().closed, "closed a second after its response")
+
+        // The stream's connection, older and as silent, is still open: a ninth stream ends it.
+        let others = try (0..<8).map { _ in try RawConnection(streamOn: gateway, token: token) }
+        defer { for other in others { other.close() } }
+        _ = try stream.read(until: "0\r\n\r\n")
+    }
+
     @Test("bytes that do not parse behind an open stream close the connection, with no 400 inside the stream's body")
     func garbageBehindAStream() throws {
         let gateway = try GatewayFixture(tls: false, services: [.intentHandler, .timelineService])
-        let connection = try RawConnection(port: gateway.port)
+        let connection = try RawConnection(streamOn: gateway, token: try gateway.token("pia"))
         defer { connection.close() }
-        try connection.send("GET /v1/events HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer \(try gateway.token("pia"))\r\n\r\n")
-        _ = try connection.read(until: "retry: 1000\n\n")
 
         try connection.send("NOT HTTP\u{0}\r\n\r\n")
         let rest = connection.readUntilClosed()
@@ -86,6 +98,13 @@ private final class RawConnection {
         socket = try connectedLoopbackSocket(port: port)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// A connection whose stream of `token`'s user is open (its head and `retry` read).
+    convenience init(streamOn gateway: GatewayFixture, token: String) throws {
+        try self.init(port: gateway.port)
+        try send("GET /v1/events HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        _ = try read(until: "retry: 1000\n\n")
     }
 
     func send(_ text: String) throws {

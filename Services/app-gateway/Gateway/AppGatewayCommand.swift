@@ -73,13 +73,12 @@ enum GatewayServer {
         }
         api.addRoutes(to: router.group(RouterPath(GatewayAPI.pathPrefix)).add(middleware: AuthenticationMiddleware(tokens: tokens)))
 
-        // Each HTTP/1.1 connection and HTTP/2 stream: the idle timeout, then event streams served
-        // from the pipeline (EventStreamChannelHandler). The idle timeout is set here rather than
-        // in Hummingbird's own handler, which sits after the event streams' and would not see them.
+        // Each HTTP/1.1 connection and HTTP/2 stream: the idle timeout (HTTP/1.1 only), then event
+        // streams served from the pipeline (EventStreamChannelHandler).
         let responder = router.buildResponder()
         var requests = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                HTTPConnectionStateHandler(idleTimeout: settings.idleTimeout, logger: logger),
+                HTTP1IdleTimeout(settings.idleTimeout, logger: logger),
                 EventStreamChannelHandler(responder: responder, streams: api.streams, logger: logger),
             ])
         requests.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
