@@ -3,6 +3,7 @@ import AppGatewayIdentity
 import Crypto
 import Foundation
 import JWTKit
+import NIOCore
 import NIOHTTP1
 import ServiceSupport
 import Testing
@@ -151,7 +152,7 @@ struct AppGatewayRefusalTests {
         #expect(try await health("203.0.113.2") == 200, "another client is not limited by the first")
     }
 
-    @Test("a client silent before its TLS handshake is closed within the idle timeout; a header over the limit is refused")
+    @Test("a client silent before its TLS handshake is closed within the idle timeout, and so is an HTTP/2 request whose body never ends; a header over the limit is refused")
     func slowClientsAreClosed() async throws {
         let gateway = try GatewayFixture(services: [.intentHandler, .timelineService], extraEnvironment: ["WIDGETBUS_GATEWAY_IDLE_TIMEOUT_S": "1"])
         // Connects and sends nothing, not even a ClientHello.
@@ -164,6 +165,22 @@ struct AppGatewayRefusalTests {
         #expect(recv(silent, &byte, 1, 0) == 0, "the gateway closes it (0: end of stream)")
         let waited = ContinuousClock.now - started
         #expect(waited >= .milliseconds(900) && waited < .seconds(4), "within the idle timeout of 1 s: \(waited)")
+
+        // Over HTTP/2, a request whose body never ends: its stream is closed within the idle
+        // timeout (a connection with a stream open is never idle, so nothing else would).
+        let (body, sending) = AsyncStream.makeStream(of: ByteBuffer.self)
+        defer { sending.finish() }
+        sending.yield(ByteBuffer(string: #"{"type":"#))
+        var stalled = HTTPClientRequest(url: gateway.baseURL + "/v1/intents")
+        stalled.method = .POST
+        stalled.headers.add(name: "Authorization", value: "Bearer \(try gateway.token("sam"))")
+        stalled.headers.add(name: "Content-Type", value: "application/json")
+        stalled.body = .stream(body, length: .unknown)
+        let sent = ContinuousClock.now
+        let answer = try? await gateway.client.execute(stalled, timeout: .seconds(10))
+        let held = ContinuousClock.now - sent
+        #expect(answer == nil, "no answer to a request not yet read: \(answer.map { "\($0.status)" } ?? "")")
+        #expect(held < .seconds(4), "closed within the idle timeout of 1 s: \(held)")
 
         // A header over the limit is refused, and the gateway still answers the next request.
         // (HTTP/2 refuses it by ending the connection, HTTP/1.1 with a 4xx.)

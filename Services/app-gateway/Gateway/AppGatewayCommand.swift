@@ -73,12 +73,12 @@ enum GatewayServer {
         }
         api.addRoutes(to: router.group(RouterPath(GatewayAPI.pathPrefix)).add(middleware: AuthenticationMiddleware(tokens: tokens)))
 
-        // Each HTTP/1.1 connection and HTTP/2 stream: the idle timeout (HTTP/1.1 only), then event
+        // Each HTTP/1.1 connection and HTTP/2 stream: its idle timeout, then event
         // streams served from the pipeline (EventStreamChannelHandler).
         let responder = router.buildResponder()
         var requests = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                HTTP1IdleTimeout(settings.idleTimeout, logger: logger),
+                IdleTimeout(settings.idleTimeout, logger: logger),
                 EventStreamChannelHandler(responder: responder, streams: api.streams, logger: logger),
             ])
         requests.httpDecoder = .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)

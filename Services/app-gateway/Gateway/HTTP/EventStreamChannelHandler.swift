@@ -72,7 +72,9 @@ where Responder.Context == GatewayRequestContext {
     /// Hummingbird's, even when its refusal has already been written.
     private var readingLastingRequest = false
     /// The lasting request said `Connection: close`: the connection closes once it is answered.
-    private var closeWhenAnswered = false
+    private var requestSaidClose = false
+    /// The server is stopping: the connection closes once the lasting request is answered.
+    private var quiescing = false
 
     init(responder: Responder, streams: LiveStreams, logger: Logger) {
         self.responder = responder
@@ -95,7 +97,7 @@ where Responder.Context == GatewayRequestContext {
                 return context.fireChannelRead(data)
             }
             readingLastingRequest = true
-            closeWhenAnswered = head.headerFields[.connection]?.lowercased().contains("close") == true
+            requestSaidClose = head.headerFields[.connection]?.lowercased().contains("close") == true
             if owed > 0 {
                 state = .waiting(request)
             } else {
@@ -126,6 +128,18 @@ where Responder.Context == GatewayRequestContext {
         if owed == 0, case .waiting(let request) = state {
             state = .deciding
             decide(request, context: context)
+        }
+    }
+
+    /// A stopping server asks each connection to close once its requests are answered.
+    /// Hummingbird, behind, never saw the lasting request and would close at once (an HTTP/2
+    /// stream reset in mid-answer); this handler closes the connection once it has answered.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch (state, event) {
+        case (.deciding, is ChannelShouldQuiesceEvent), (.streaming, is ChannelShouldQuiesceEvent):
+            quiescing = true
+        default:
+            context.fireUserInboundEventTriggered(event)
         }
     }
 
@@ -177,7 +191,7 @@ where Responder.Context == GatewayRequestContext {
         }
         var head = head
         head.headerFields[.date] = HTTPDate.now
-        if closeWhenAnswered { head.headerFields[.connection] = "close" }
+        if requestSaidClose { head.headerFields[.connection] = "close" }
         guard let stream, head.status == .ok else {
             stream.map(streams.remove)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -222,7 +236,7 @@ where Responder.Context == GatewayRequestContext {
     /// once the end is written if the request asked it to.
     private func answered(context: ChannelHandlerContext) {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        guard closeWhenAnswered else {
+        guard requestSaidClose || quiescing else {
             state = .passing
             return
         }
