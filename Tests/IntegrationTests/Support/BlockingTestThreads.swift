@@ -9,8 +9,8 @@ import Testing
 /// and read sockets, each wait blocking the thread it runs on. On the pool (one thread per core)
 /// two such tests stop every async test of the process — an AsyncHTTPClient response nobody
 /// reads times out, an in-process server answers nothing — for as long as they block, tens of
-/// seconds on a loaded machine. Here they block threads of their own instead; as many of them
-/// run at once as there are cores, as they did on the pool.
+/// seconds on a loaded machine. Here they block threads of their own instead, one fewer than
+/// there are cores (``BlockingTestThreads/shared``).
 struct BlockingTestThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     var isRecursive: Bool { true }
 
@@ -38,7 +38,10 @@ extension Trait where Self == BlockingTestThreadsTrait {
 /// The threads blocking tests run on, one test at a time each; a test waits (suspended, not
 /// blocking) for one to be free.
 final class BlockingTestThreads: Sendable {
-    static let shared = BlockingTestThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// One thread fewer than the cores: the pool's threads run the async tests beside them, and
+    /// a thread for each core (four tests at once on two cores) started services slower than
+    /// their tests wait for.
+    static let shared = BlockingTestThreads(count: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
 
     private struct State {
         var free: [TestThread]
