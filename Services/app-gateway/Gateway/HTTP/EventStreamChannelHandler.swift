@@ -233,7 +233,7 @@ where Responder.Context == GatewayRequestContext {
     }
 
     /// Ends the lasting request's response; the connection carries requests again, or closes
-    /// once the end is written if the request asked it to.
+    /// once the end is written if the request asked it to or the server is stopping.
     private func answered(context: ChannelHandlerContext) {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         guard requestSaidClose || quiescing else {
