@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetBusProtocol
 import WidgetDomain
+import ZeroMQ
 
 /// Nothing acknowledged is lost across restarts and crashes, and no subscriber is left stale.
 @Suite(.serialized, .blockingThreads)
@@ -82,12 +83,21 @@ struct RestartAndResyncTests {
 
     @Test func aRequestSentBeforeIntentHandlerStartsIsAnsweredByTheRetry() throws {
         let bus = try BusFixture()
+        // A socket stands where intent-handler will listen and takes widgetctl's first attempt
+        // without answering it, so the reply can only come from a retry.
+        let standIn = try ZMQContext()
+        let firstAttempt = try ZMQSocket(context: standIn, type: .router)
+        try firstAttempt.setLinger(milliseconds: 0)
+        try firstAttempt.bind(bus.endpoint(.intents))
         let sender = try ServiceProcess(
             name: "send", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
             environment: bus.environment, logDirectory: bus.root,
             arguments: ["send", "RecordTensionIntent", "--user", "lee", "--body", #"{"level":3}"#,
                         "--timeout", "700", "--attempts", "10"])
-        usleep(300_000)
+        let sent = try ZMQPoller.isReadable(firstAttempt, waitingMilliseconds: 10_000)
+        firstAttempt.close()
+        standIn.terminate()  // returns once the stand-in's listener is closed, so the port is free
+        #expect(sent, "widgetctl's first attempt never came")
         try bus.start(.intentHandler)
         try bus.waitUntil("widgetctl send exits", timeout: 10) { !sender.isRunning }
         #expect(sender.output.contains(#""type":"StateReply""#))
