@@ -93,7 +93,7 @@ struct RestartAndResyncTests {
             name: "send", executable: BusFixture.productsDirectory.appendingPathComponent("widgetctl"),
             environment: bus.environment, logDirectory: bus.root,
             arguments: ["send", "RecordTensionIntent", "--user", "lee", "--body", #"{"level":3}"#,
-                        "--timeout", "700", "--attempts", "10"])
+                        "--timeout", "700", "--attempts", "30"])  // 21 s: longer than intent-handler may take to start
         let sent = try ZMQPoller.isReadable(firstAttempt, waitingMilliseconds: 10_000)
         firstAttempt.close()
         standIn.terminate()  // returns once the stand-in's listener is closed, so the port is free
