@@ -19,7 +19,7 @@ import WidgetDomain
 /// only its stamp, and when its write falls due its timeline is asked of timeline-service
 /// (``fetchRequests(for:now:)``), which builds it from its state. So however far the writes fall
 /// behind, memory holds at most the budget of timelines (and one batch of fetched ones) beside a
-/// header per file.
+/// header per file, and the batch being written, of at most ``WriteBatchSize/range`` files.
 final class SnapshotFiles {
     /// How long a failed write, or a fetch not answered, waits before it is tried again (unless a
     /// change comes first).
@@ -27,7 +27,12 @@ final class SnapshotFiles {
     /// Fetches awaited at once, at most: they bound the fetched timelines in memory beyond the budget.
     static let fetchesAwaited = 256
 
-    private let writer = AtomicFileWriter()
+    /// Writes each batch on a thread of its own.
+    let disk: SnapshotDisk
+    /// The batch being written; nil when none is.
+    private var writing: [FileWrite]?
+    /// The files of that batch: what the disk shows of them is changing.
+    private var writingPaths: Set<SnapshotPath> = []
     private let root: String
     private let codec: WireCodec
     private let logger: Logger
@@ -117,7 +122,8 @@ final class SnapshotFiles {
     /// Creates the root, takes its lock and removes the temporary files a crash left under it.
     /// `waitingBudget`: the bytes of timeline that may wait in memory for their writes.
     init(root: String, waitingBudget: Int, codec: WireCodec, logger: Logger) throws {
-        try writer.createDirectory(root)
+        try AtomicFileWriter().createDirectory(root)
+        disk = try SnapshotDisk()
         let lockPath = (root as NSString).appendingPathComponent(".snapshot-writer.lock")
         rootLock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, AtomicFileWriter.fileMode)
         guard rootLock >= 0 else {
@@ -267,12 +273,12 @@ final class SnapshotFiles {
 
     /// Whether any file does not show on disk the stamp it was last written or read with:
     /// deleted, unreadable, or replaced by another schema's, widget's, version's or zone's file.
-    /// A file with a write waiting is not read: its next write brings it up to date anyway; nor
-    /// is one given a fetched timeline ahead of the events: the event of that timeline is on its
-    /// way.
+    /// A file with a write waiting or being written is not read: that write brings it up to date
+    /// anyway; nor is one given a fetched timeline ahead of the events: the event of that
+    /// timeline is on its way.
     func anyDiffersFromDisk() -> Bool {
         reflected.contains { path, believed in
-            guard waiting[path] == nil, fetchedAhead[path] == nil else { return false }
+            guard waiting[path] == nil, !writingPaths.contains(path), fetchedAhead[path] == nil else { return false }
             return header(onDiskAt: path)?.stamp != believed.stamp
         }
     }
@@ -287,14 +293,58 @@ final class SnapshotFiles {
         retries.nextDue
     }
 
-    /// Writes the waiting snapshot of each of `paths`, as one durable batch
-    /// (``AtomicFileWriter/write(_:)``), and returns those that wait without their timeline, to
-    /// fetch (``fetchRequests(for:now:)``). A failed write is logged and tried again after
-    /// ``retryDelay``, or sooner by a new snapshot of the same file.
-    @discardableResult
+    /// Whether a batch is being written: the next waits for its outcome (``finishWrite(_:now:)``).
+    var isWriting: Bool { writing != nil }
+
+    /// Starts writing the waiting snapshot of each of `paths` as one durable batch on the disk's
+    /// thread (``SnapshotDisk``), and returns those that wait without their timeline, to fetch
+    /// (``fetchRequests(for:now:)``). Their outcome comes to ``finishWrite(_:now:)``.
+    ///
+    /// - Precondition: no batch is being written (``isWriting``).
     func write(_ paths: [SnapshotPath], now: Date) -> [SnapshotPath] {
-        var pending: [(path: SnapshotPath, waited: Waiting, snapshot: WidgetSnapshot, data: Data)] = []
+        precondition(writing == nil, "a batch is being written already")
+        let (batch, unfetched) = takeBatch(paths)
+        if !batch.isEmpty {
+            writing = batch
+            writingPaths = Set(batch.map(\.path))
+            disk.write(batch.map { ($0.data, $0.path.file) })
+        }
+        return unfetched
+    }
+
+    /// Takes what came of the batch being written: a written file reflects its snapshot, a
+    /// failed one waits again and is tried after ``retryDelay``, or sooner by a new snapshot.
+    func finishWrite(_ outcome: SnapshotDisk.Outcome, now: Date) {
+        guard let batch = writing else { return }
+        (writing, writingPaths) = (nil, [])
+        finish(batch, outcome, now: now)
+    }
+
+    /// Writes the waiting snapshot of each of `paths` on this thread once the batch being
+    /// written is on the device: what waits when the writer stops.
+    func writeBeforeStop(_ paths: [SnapshotPath], now: Date) {
+        disk.waitForBatches()
+        let (batch, _) = takeBatch(paths)
+        guard !batch.isEmpty else { return }
+        finish(batch, disk.writeNow(batch.map { ($0.data, $0.path.file) }), now: now)
+    }
+
+    /// One file of a batch, from the moment it leaves ``waiting`` to its outcome.
+    private struct FileWrite {
+        let path: SnapshotPath
+        let waited: Waiting
+        let snapshot: WidgetSnapshot
+        let data: Data
+        /// Lasts the batch's write: the files share its barriers.
+        let span: (any Span)?
+    }
+
+    /// Takes the waiting snapshot of each of `paths` out of ``waiting``, encoded; the paths that
+    /// wait without their timeline stay, and are returned.
+    private func takeBatch(_ paths: [SnapshotPath]) -> (batch: [FileWrite], unfetched: [SnapshotPath]) {
+        var batch: [FileWrite] = []
         var unfetched: [SnapshotPath] = []
+        defer { metrics.waitingBytes.record(waitingBytes) }
         for path in paths {
             guard let waited = waiting[path] else { continue }
             guard let snapshot = waited.snapshot else {
@@ -305,25 +355,25 @@ final class SnapshotFiles {
             waitingBytes -= snapshot.timelineByteCount
             if let fetch = fetches.removeValue(forKey: path) { awaited[fetch.id] = nil }
             do {
-                pending.append((path, waited, snapshot, try snapshot.encoded(with: codec)))
+                let data = try snapshot.encoded(with: codec)
+                batch.append(FileWrite(path: path, waited: waited, snapshot: snapshot, data: data, span: MessageSpan.start("write snapshot file", continuing: waited.trace)))
             } catch {
                 logger.error("snapshot not encodable", metadata: ["widgetbus.file": "\(path)", "widgetbus.error": "\(error)"])
             }
         }
+        if waiting.isEmpty { waiting = [:] }  // a drained backlog gives its table's memory back
+        return (batch, unfetched)
+    }
+
+    private func finish(_ batch: [FileWrite], _ outcome: SnapshotDisk.Outcome, now: Date) {
         defer { metrics.waitingBytes.record(waitingBytes) }
-        guard !pending.isEmpty else { return unfetched }
-        metrics.batch.record(pending.count)
-        // One span per file, each lasting the batch's write: the files share its barriers.
-        let spans = pending.map { MessageSpan.start("write snapshot file", continuing: $0.waited.trace) }
-        let started = ContinuousClock.now
-        let failures = writer.write(pending.map { ($0.data, $0.path.file) })
-        batchSize.wrote(pending.count, in: ContinuousClock.now - started - writer.lastBarrierTime)
-        let written = DispatchTime.now()
-        for (index, write) in pending.enumerated() {
+        metrics.batch.record(batch.count)
+        batchSize.wrote(batch.count, in: outcome.filesTime)
+        for (index, write) in batch.enumerated() {
             let trace = write.waited.trace
-            defer { spans[index]?.end() }
-            if let error = failures[index] {
-                spans[index]?.recordError(error)
+            defer { write.span?.end() }
+            if let error = outcome.failures[index] {
+                write.span?.recordError(error)
                 metrics.failed.increment()
                 logger.error("snapshot write failed", metadata: .traced(trace, ["widgetbus.file": "\(write.path)", "widgetbus.error": "\(error)"]))
                 if waiting[write.path] == nil {
@@ -340,12 +390,10 @@ final class SnapshotFiles {
             } else {
                 reflected[write.path] = write.snapshot.header
                 metrics.written.increment()
-                metrics.lag.recordInterval(since: write.waited.since, end: written)
+                metrics.lag.recordInterval(since: write.waited.since, end: outcome.finished)
                 logger.debug("snapshot written", metadata: .traced(trace, ["widgetbus.file": "\(write.path)"]))
             }
         }
-        if waiting.isEmpty { waiting = [:] }  // a drained backlog gives its table's memory back
-        return unfetched
     }
 
     /// The file of `user`'s `kind`, or nil (logged) when the user id or kind could leave the root.
@@ -364,10 +412,11 @@ final class SnapshotFiles {
 }
 
 /// How many due files a batch holds: as many as take about ``target`` to write at the speed of
-/// the last batch, beside its two barriers (whose cost does not depend on the files), so that the
-/// loop reads its events at least that often however slow the files are — writing a new file
-/// can take 100 times as long as rewriting one (ext4 without a journal scans the recently deleted
-/// inodes for each new one) — and a fast disk still shares each batch's barriers among many files.
+/// the last batch, beside its two barriers (whose cost does not depend on the files), so that a
+/// file falling due waits about that long at most for the batch ahead of it however slow the
+/// files are — writing a new file can take 100 times as long as rewriting one (ext4 without a
+/// journal scans the recently deleted inodes for each new one) — and a fast disk still shares
+/// each batch's barriers among many files.
 struct WriteBatchSize {
     static let target = Duration.milliseconds(50)
     static let range = 16...256

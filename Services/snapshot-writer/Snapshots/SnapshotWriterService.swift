@@ -36,10 +36,10 @@ public struct SnapshotWriterService: BusService {
         }
     }
 
-    /// Events taken per turn: many times what arrives while a turn writes its batch (about
-    /// ``WriteBatchSize/target`` beside its barriers), so that under any load the events wait in
-    /// ``SnapshotFiles``, one per file, and never pile up in libzmq's queue, which would hold
-    /// every one of them and grow with the offered load.
+    /// Events taken per turn: many times what arrives during a rest of the subscription, so that
+    /// a backlog (the process held off the CPU for a while) moves into ``SnapshotFiles``, one per
+    /// file, at once instead of staying in libzmq's queue, which holds every one of them. The
+    /// disk never holds a turn: batches are written on a thread of their own (``SnapshotDisk``).
     static let eventBatch = 4_096
     /// The grid writes fall due on: files first changed within the same 10 ms are written as one
     /// batch, sharing its two barriers (``AtomicFileWriter/write(_:)``).
@@ -95,8 +95,11 @@ public struct SnapshotWriterService: BusService {
         let fetches = try bus.dealer(connectedTo: configuration.timelinesEndpoint) { frames in
             if let payload = frames.last, let path = files.takeFetched(payload) { fetched.append(path) }
         }
+        // One batch at a time is written on the disk's thread; the next waits for its outcome,
+        // taking the newest timelines that came meanwhile.
         bus.timer(dueAt: {
-            fetched.isEmpty ? schedule.timeUntilNextDue(now: clock.now).map { wallClock.now + $0.asSeconds } : wallClock.now
+            guard !files.isWriting else { return nil }
+            return fetched.isEmpty ? schedule.timeUntilNextDue(now: clock.now).map { wallClock.now + $0.asSeconds } : wallClock.now
         }) { now in
             let due = fetched + schedule.takeDue(now: clock.now, limit: max(0, files.batchLimit - fetched.count))
             fetched.removeAll()
@@ -119,9 +122,12 @@ public struct SnapshotWriterService: BusService {
         }
         bus.onStop { now in
             // Nothing coalesced is lost on stop: what waits with its timeline (fetched, due, or
-            // failed once) is written; a file waiting without it is caught by the next start's
-            // re-sync, which reads every file.
-            files.write(fetched + files.retriesDue(now: .distantFuture) + schedule.takeAll(), now: now)
+            // failed once) is written after the batch being written; a file waiting without it is
+            // caught by the next start's re-sync, which reads every file.
+            files.writeBeforeStop(fetched + files.retriesDue(now: .distantFuture) + schedule.takeAll(), now: now)
+        }
+        bus.receive(from: files.disk.written) { outcomes in
+            for outcome in outcomes { files.finishWrite(outcome, now: wallClock.now) }
         }
 
         logger.info(
