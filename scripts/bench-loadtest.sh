@@ -155,6 +155,8 @@ summary = {
         "serviceCpuSeconds": {name: usage["seconds"] for name, usage in step.get("serviceCPU", {}).items()},
         "serviceCpuMillisecondsPerIntent": {
             name: round(usage["millisecondsPerIntent"], 3) for name, usage in step.get("serviceCPU", {}).items()},
+        # snapshot-writer's own file-lag histogram over the step (the files it changed).
+        "snapshotFileLag": step.get("snapshotFileLag"),
     },
 }
 if knee:
@@ -182,6 +184,11 @@ if knee:
 cpu = summary["fixedRate"]["serviceCpuMillisecondsPerIntent"]
 print("service CPU during (c), ms per intent: " + ", ".join(f"{k} {v}" for k, v in cpu.items())
       + f"; {sum(cpu.values()):.3f} in all")
+lag = step.get("snapshotFileLag")
+if lag:
+    bound = lambda seconds: f"≤ {seconds:g} s" if seconds is not None else "> 10 s"
+    print(f"snapshot file lag during (c): {lag['files']} files, {lag['withinOneSecond'] * 100:.1f} % within 1 s, "
+          f"p99 {bound(lag['p99AtMostSeconds'])}" + ("" if lag["caughtUp"] else " (not caught up when read)"))
 print("load average at the end: " + " ".join(summary["loadAverageAtEnd"]))
 print(f"results: {out}/loadtest-summary.json and the SVGs beside it")
 PY

@@ -113,6 +113,9 @@ public enum MetricCatalog {
     public static let snapshotWaitingBytes = MetricDescription(
         name: "widgetbus_snapshot_waiting_bytes", kind: .gauge, labels: [],
         help: "Bytes of timeline waiting in memory for their files' writes (at most the budget, WIDGETBUS_SNAPSHOT_WAITING_KB, and one batch of fetched timelines).")
+    public static let snapshotFilesWaiting = MetricDescription(
+        name: "widgetbus_snapshot_files_waiting", kind: .gauge, labels: [],
+        help: "Files that do not show their newest timeline yet, the batch being written among them: 0 when the files have caught up.")
 
     // MARK: - metrics-ingest
 
@@ -182,7 +185,7 @@ public enum MetricCatalog {
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
         intentStatesCached, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize, snapshotFileLag,
-        snapshotTimelinesFetched, snapshotWaitingBytes,
+        snapshotTimelinesFetched, snapshotWaitingBytes, snapshotFilesWaiting,
         metricSamples, metricMessagesRefused,
         syncPasses, syncPassDuration, syncRecordsPushed, syncRecordsPending, syncTargetCommitDuration, syncUsersPending,
         pushChanges, pushesSent, pushDuration, pushesWaiting, pushTokensRefused,

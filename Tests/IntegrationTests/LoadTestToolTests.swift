@@ -3,8 +3,8 @@ import Testing
 
 /// `widgetbus-loadtest` against real intent-handler, metrics-ingest and timeline-service processes: a short open
 /// loop and a short rate search each write the JSON report with the fields scripts and
-/// docs/BENCHMARKS.md read, the SVG chart, and the CPU time of the service processes it was
-/// given.
+/// docs/BENCHMARKS.md read, the SVG chart, the CPU time of the service processes it was given,
+/// and, with snapshot-writer's metrics, how far the snapshot files lagged.
 @Suite("widgetbus-loadtest", .serialized, .blockingThreads)
 struct LoadTestToolTests {
     /// The report's fields: a contract with scripts/bench-loadtest.sh and the committed results.
@@ -25,6 +25,8 @@ struct LoadTestToolTests {
     final class Pipeline {
         let bus: BusFixture
         let pids: [String: Int32]
+        /// snapshot-writer's metrics listener, `HOST:PORT`.
+        let snapshotWriterMetrics: String
 
         init() throws {
             bus = try BusFixture()
@@ -33,6 +35,9 @@ struct LoadTestToolTests {
             let metricsIngest = try bus.start(.metricsIngest, extraEnvironment: quiet)  // Stress Monitor's measurements
             let timelineService = try bus.start(.timelineService, extraEnvironment: quiet)
             pids = ["intent-handler": intentHandler.pid, "metrics-ingest": metricsIngest.pid, "timeline-service": timelineService.pid]
+            // At its own log level: the fixture knows it is ready from its "ready" line.
+            let metrics = try #require(URL(string: try bus.startServingMetrics(.snapshotWriter)))
+            snapshotWriterMetrics = "\(metrics.host ?? ""):\(metrics.port ?? 0)"
         }
 
         /// Runs the tool with `arguments`, the given service pids and no local runner.
@@ -52,6 +57,7 @@ struct LoadTestToolTests {
         let json = pipeline.bus.root.appendingPathComponent("lt.json"), svg = pipeline.bus.root.appendingPathComponent("lt.svg")
         let run = try pipeline.loadtest([
             "--rate", "200", "--duration", "2", "--users", "50", "--grace", "3", "--seed", "7", "--json", json.path, "--svg", svg.path,
+            "--snapshot-writer-metrics", pipeline.snapshotWriterMetrics,
         ])
         #expect(run.status == 0, "exit \(run.status)\n\(run.stdout)\n\(run.stderr)\n\(pipeline.bus.allLogs)")
 
@@ -87,6 +93,17 @@ struct LoadTestToolTests {
             #expect(abs(perIntent - seconds * 1_000 / Double(sent)) < 1e-6)
         }
         #expect(run.stdout.contains("service CPU, ms per intent: intent-handler"))
+
+        // snapshot-writer's own lag histogram, read once its files caught up before the step and
+        // after it: the files the step changed, not the set-up's — an intent changes the files of
+        // its app's kinds at most (three for Diet).
+        let lag = try Self.object(step["snapshotFileLag"])
+        #expect(lag["caughtUp"] as? Bool == true, "\(lag)")
+        let files = try #require(lag["files"] as? Int)
+        #expect(files > 0 && files <= 3 * sent, "files written over the step: \(files) for \(sent) intents")
+        let within = try #require(lag["withinOneSecond"] as? Double)
+        #expect((0...1).contains(within))
+        #expect(run.stdout.contains("snapshot files: \(files) written"))
 
         let chart = try String(contentsOf: svg, encoding: .utf8)
         #expect(chart.hasPrefix("<svg") && chart.contains("</svg>"), "an SVG document")

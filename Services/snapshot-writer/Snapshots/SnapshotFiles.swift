@@ -117,6 +117,9 @@ final class SnapshotFiles {
         let fetched = Counter(MetricCatalog.snapshotTimelinesFetched)
         /// `widgetbus_snapshot_waiting_bytes`: the bytes of timeline waiting for their writes.
         let waitingBytes = Gauge(MetricCatalog.snapshotWaitingBytes)
+        /// `widgetbus_snapshot_files_waiting`: files not showing their timeline yet, the batch
+        /// being written among them.
+        let waitingFiles = Gauge(MetricCatalog.snapshotFilesWaiting)
     }
 
     /// Creates the root, takes its lock and removes the temporary files a crash left under it.
@@ -150,7 +153,7 @@ final class SnapshotFiles {
     /// Takes a timeline as it is published and returns its file when the file must be written:
     /// when it does not show the timeline's stamp already.
     func take(_ timeline: PublishedTimeline, now: Date) -> SnapshotPath? {
-        defer { metrics.waitingBytes.record(waitingBytes) }
+        defer { reportWaiting() }
         guard let path = path(user: timeline.snapshot.stamp.user, kind: timeline.snapshot.stamp.kind),
             !isBehindFetched(path, timeline.snapshot.stamp)
         else { return nil }
@@ -162,7 +165,7 @@ final class SnapshotFiles {
     /// damaged or left behind while the writer was stopped is caught; the files of widgets not
     /// among them are no longer followed (left on disk as they are, unchecked).
     func takeResync(_ snapshots: [WidgetSnapshot], now: Date) -> [SnapshotPath] {
-        defer { metrics.waitingBytes.record(waitingBytes) }
+        defer { reportWaiting() }
         let published = snapshots.compactMap { snapshot in path(user: snapshot.stamp.user, kind: snapshot.stamp.kind).map { ($0, snapshot) } }
         let followed = Set(published.map(\.0))
         reflected = reflected.filter { followed.contains($0.key) }
@@ -248,7 +251,7 @@ final class SnapshotFiles {
         fetches[path] = nil
         defer {
             waiting[path] = entry
-            metrics.waitingBytes.record(waitingBytes)
+            reportWaiting()
         }
         guard let snapshot = reply.timeline.flatMap(WidgetSnapshot.init(timelineBody:)), snapshot.stamp.user == path.user,
             snapshot.stamp.kind == path.kind
@@ -303,6 +306,7 @@ final class SnapshotFiles {
     /// - Precondition: no batch is being written (``isWriting``).
     func write(_ paths: [SnapshotPath], now: Date) -> [SnapshotPath] {
         precondition(writing == nil, "a batch is being written already")
+        defer { reportWaiting() }
         let (batch, unfetched) = takeBatch(paths)
         if !batch.isEmpty {
             writing = batch
@@ -344,7 +348,6 @@ final class SnapshotFiles {
     private func takeBatch(_ paths: [SnapshotPath]) -> (batch: [FileWrite], unfetched: [SnapshotPath]) {
         var batch: [FileWrite] = []
         var unfetched: [SnapshotPath] = []
-        defer { metrics.waitingBytes.record(waitingBytes) }
         for path in paths {
             guard let waited = waiting[path] else { continue }
             guard let snapshot = waited.snapshot else {
@@ -366,7 +369,7 @@ final class SnapshotFiles {
     }
 
     private func finish(_ batch: [FileWrite], _ outcome: SnapshotDisk.Outcome, now: Date) {
-        defer { metrics.waitingBytes.record(waitingBytes) }
+        defer { reportWaiting() }
         metrics.batch.record(batch.count)
         batchSize.wrote(batch.count, in: outcome.filesTime)
         for (index, write) in batch.enumerated() {
@@ -394,6 +397,11 @@ final class SnapshotFiles {
                 logger.debug("snapshot written", metadata: .traced(trace, ["widgetbus.file": "\(write.path)"]))
             }
         }
+    }
+
+    private func reportWaiting() {
+        metrics.waitingBytes.record(waitingBytes)
+        metrics.waitingFiles.record(waiting.count + (writing?.count ?? 0))
     }
 
     /// The file of `user`'s `kind`, or nil (logged) when the user id or kind could leave the root.

@@ -102,6 +102,9 @@ struct LoadTestCommand: ParsableCommand {
     @Option(name: .customLong("pid"), help: "A service process to report the CPU time of, as NAME=PID (repeatable).")
     var pids: [String] = []
 
+    @Option(help: "snapshot-writer's metrics listener, HOST:PORT, to report how far the snapshot files lagged (default: the local runner's, under WIDGETBUS_LOCAL_DIR).")
+    var snapshotWriterMetrics: String?
+
     func validate() throws {
         if search {
             guard rate == nil, inFlight == nil else { throw ValidationError("--search chooses the rates: leave out --rate and --in-flight") }
@@ -155,7 +158,8 @@ struct LoadTestCommand: ParsableCommand {
             grace: .milliseconds(Int64(grace * 1_000)), timeout: .milliseconds(timeout),
             search: search ? .init(start: searchStart, max: searchMax, resolution: searchResolution, targetP99: targetP99) : nil,
             seed: seed ?? UInt64.random(in: 0...UInt64.max), intentsEndpoint: intents, timelineEventsEndpoint: timelineEvents,
-            services: try ServiceProcesses(arguments: pids, localDirectory: environment["WIDGETBUS_LOCAL_DIR"]))
+            services: try ServiceProcesses(arguments: pids, localDirectory: environment["WIDGETBUS_LOCAL_DIR"]),
+            snapshotWriter: SnapshotWriterMetrics(address: snapshotWriterMetrics, localDirectory: environment["WIDGETBUS_LOCAL_DIR"]))
 
         let context = try ZMQContext()
         let runID = String(UUID().uuidString.prefix(6)).lowercased()
@@ -216,6 +220,8 @@ struct LoadTestPlan: Sendable {
     var intentsEndpoint: String
     var timelineEventsEndpoint: String
     var services: ServiceProcesses
+    /// Where the snapshot files' lag is read, when known.
+    var snapshotWriter: SnapshotWriterMetrics?
 
     var title: String {
         switch (shape, search) {
@@ -308,6 +314,7 @@ struct LoadTestSession {
 
     /// One step: load, then the grace period, then the matching.
     private func measure(_ shape: LoadShape, then recovery: LoadTestPlan.Recovery? = nil, driver: IntentDriver, number: Int) throws -> StepReport {
+        let lagBefore = plan.snapshotWriter?.caughtUpLag()
         let cpuBefore = plan.services.cpuSeconds()
         var line = LoadTestProgressLine(label: "step \(number):")
         let timelinesBefore = listener.count
@@ -325,6 +332,11 @@ struct LoadTestSession {
             records, arrivals: ArrivalIndex(listener.arrivals), recovery: recovery)
         if !plan.services.pids.isEmpty {
             report.serviceCPU = ServiceProcesses.usage(from: cpuBefore, to: plan.services.cpuSeconds(), intents: records.records.count)
+        }
+        // After the CPU: the wait for the files to catch up is not the step's.
+        if let lagBefore, let lagAfter = plan.snapshotWriter?.caughtUpLag() {
+            report.snapshotFileLag = SnapshotFileLag(
+                from: lagBefore.buckets, to: lagAfter.buckets, caughtUp: lagAfter.caughtUp, catchUpSeconds: lagAfter.seconds)
         }
         return report
     }

@@ -106,6 +106,8 @@ struct StepReport: Codable, Sendable {
     /// Each service's CPU time over the step, when its process is known (`--pid`, or the local
     /// runner's pid files).
     var serviceCPU: [String: ServiceCPUUsage]?
+    /// How far the snapshot files lagged their timelines, when snapshot-writer's metrics are known.
+    var snapshotFileLag: SnapshotFileLag?
 
     var errorCount: Int { errors.values.reduce(0, +) }
 
@@ -361,6 +363,12 @@ enum LoadTestTable {
             let services = usage.sorted { $0.key < $1.key }.map { String(format: "%@ %.3f", $0.key, $0.value.millisecondsPerIntent) }
             let total = usage.values.map(\.millisecondsPerIntent).reduce(0, +)
             Console.line("service CPU, ms per intent: " + services.joined(separator: ", ") + String(format: "; %.3f in all", total))
+        }
+        if let lag = step.snapshotFileLag {
+            let bound = { (seconds: Double?) in seconds.map { String(format: "≤ %g s", $0) } ?? "> 10 s" }
+            Console.line(
+                String(format: "snapshot files: %d written, %.1f %% within 1 s, p50 %@, p99 %@; ", lag.files, lag.withinOneSecond * 100, bound(lag.p50AtMostSeconds), bound(lag.p99AtMostSeconds))
+                    + (lag.caughtUp ? String(format: "caught up %.1f s after the grace period", lag.catchUpSeconds) : "not caught up when read"))
         }
     }
 

@@ -163,11 +163,7 @@ struct PushGatewayBenchmark: ParsableCommand {
 
     /// The sum of a metric's samples whose labels contain `labels` (nil: all), read from `url`.
     static func metric(_ name: String, _ labels: String?, at url: String) -> Double? {
-        guard let text = try? String(contentsOf: URL(string: url)!, encoding: .utf8) else { return nil }
-        let values = text.split(separator: "\n").filter { line in
-            (line.hasPrefix(name + " ") || line.hasPrefix(name + "{")) && (labels.map { line.contains($0) } ?? true)
-        }.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
-        return values.isEmpty ? nil : values.reduce(0, +)
+        MetricsPage(url: URL(string: url)!)?.value(name, labels)
     }
 
     /// POSTs shaped like push-gateway's, straight to the fake APNs, `inFlight` at a time.
