@@ -39,7 +39,7 @@ import Glibc
 /// `lstat` and swap; create, write, close, rename for a new file): no `mkdir` per file, no random
 /// draw per temporary name (a random tag per writer and a counter; `O_EXCL` refuses a clash), and
 /// no `fchmod` when the umask leaves 0644 as it is. A folder removed behind its back is made again
-/// on the next write into it. One writer per thread.
+/// on the next write into it. A writer is used by one thread at a time.
 public final class AtomicFileWriter {
     public static let fileMode: mode_t = 0o644
     public static let directoryMode: mode_t = 0o755

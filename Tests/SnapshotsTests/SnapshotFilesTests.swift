@@ -8,8 +8,8 @@ import WidgetDomain
 @testable import Snapshots
 
 /// The files' side of a batch written on the disk's thread: from the moment it leaves the wait
-/// (``SnapshotFiles/write(_:now:)``) to its outcome (``SnapshotFiles/finishWrite(_:now:)``), on a
-/// real folder.
+/// (``SnapshotFiles/write(_:now:)``) to its outcome (``SnapshotFiles/finish(_:now:)``), and the
+/// disk check beside it, on a real folder.
 @Suite struct SnapshotFilesTests {
     let codec = WireCodec()
     let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -28,43 +28,55 @@ import WidgetDomain
             .flatMap { JSONFieldScanner($0).unsignedInteger("stateVersion") }
     }
 
-    /// The outcome of the batch handed to the disk, once it is on the device.
-    func outcome(of files: SnapshotFiles) throws -> SnapshotDisk.Outcome {
-        files.disk.waitForBatches()
-        return try #require(files.disk.written.take().first)
+    /// Takes the outcome of the batch handed to the disk, once it is on the device.
+    func finishBatch(of files: SnapshotFiles) {
+        files.disk.waitForJobs()
+        #expect(files.takeDiskReports(now: now) == false)
+    }
+
+    /// Whether the disk check finds a file that does not show what it was believed to.
+    func checkFindsADifference(_ files: SnapshotFiles) -> Bool {
+        files.checkDisk()
+        files.disk.waitForJobs()
+        return files.takeDiskReports(now: now)
     }
 
     /// The bus thread goes on while a batch is on the disk's thread: a newer timeline of a file
-    /// being written waits for the next batch (never mixed into the one on its way), and the
-    /// periodic disk check does not mistake a file being rewritten for one changed by hand.
+    /// being written waits for the next batch (never mixed into the one on its way), the same
+    /// timeline again does not, and the disk check does not mistake a file being rewritten for
+    /// one changed by hand.
     @Test func aFileBeingWrittenTakesNewerTimelinesForTheNextBatchAndIsNotCheckedMeanwhile() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let files = try SnapshotFiles(root: root, waitingBudget: 1 << 20, codec: codec, logger: Logger(label: "test"))
         let ann = try #require(files.take(try published("ann", version: 1), now: now))
-        #expect(files.write([ann], now: now).isEmpty)
-        files.finishWrite(try outcome(of: files), now: now)
-        #expect(fileVersion("ann") == 1)
+        let bob = try #require(files.take(try published("bob", version: 1), now: now))
+        #expect(files.write([ann, bob], now: now).isEmpty)
+        finishBatch(of: files)
+        #expect([fileVersion("ann"), fileVersion("bob")] == [1, 1])
 
         #expect(files.take(try published("ann", version: 2), now: now) == ann)
         #expect(files.write([ann], now: now).isEmpty)
         #expect(files.isWriting)
-        files.disk.waitForBatches()
-        // On disk already, not yet reflected: not a file changed by hand.
+        // The same timeline again, while its file is being written: nothing more to write.
+        #expect(files.take(try published("ann", version: 2), now: now) == nil)
+        // A check behind the batch reads bob's file, not ann's: that one is on disk already, its
+        // outcome not taken yet, which is not a file changed by hand.
+        files.checkDisk()
+        files.disk.waitForJobs()
         #expect(fileVersion("ann") == 2)
-        #expect(!files.anyDiffersFromDisk())
-        // A newer timeline while the batch is on its way waits for the next one.
+        // A newer timeline while the batch's outcome is on its way waits for the next batch.
         #expect(files.take(try published("ann", version: 3), now: now) == ann)
-        files.finishWrite(try outcome(of: files), now: now)
+        #expect(files.takeDiskReports(now: now) == false)
         #expect(!files.isWriting)
         #expect(fileVersion("ann") == 2)
         #expect(files.write([ann], now: now).isEmpty)
-        files.finishWrite(try outcome(of: files), now: now)
+        finishBatch(of: files)
         #expect(fileVersion("ann") == 3)
-        #expect(!files.anyDiffersFromDisk())
+        #expect(!checkFindsADifference(files))
 
         // A file changed by hand is still caught once nothing is on its way.
         try FileManager.default.removeItem(atPath: "\(root)/ann/\(WidgetKind.tensionCheck.rawValue).json")
-        #expect(files.anyDiffersFromDisk())
+        #expect(checkFindsADifference(files))
     }
 
     /// A failed file of a batch waits again, with its timeline, and is tried after the retry delay.
@@ -75,26 +87,32 @@ import WidgetDomain
         try Data("in the way".utf8).write(to: URL(fileURLWithPath: "\(root)/bob"))
         let bob = try #require(files.take(try published("bob", version: 1), now: now))
         #expect(files.write([bob], now: now).isEmpty)
-        let failed = try outcome(of: files)
-        #expect(failed.failures.count == 1)
-        files.finishWrite(failed, now: now)
+        finishBatch(of: files)
         #expect(files.nextRetry == now.addingTimeInterval(SnapshotFiles.retryDelay))
 
         try FileManager.default.removeItem(atPath: "\(root)/bob")
         #expect(files.retriesDue(now: now.addingTimeInterval(SnapshotFiles.retryDelay)) == [bob])
         #expect(files.write([bob], now: now).isEmpty)
-        files.finishWrite(try outcome(of: files), now: now)
+        finishBatch(of: files)
         #expect(fileVersion("bob") == 1)
     }
 
-    /// What waits when the writer stops is written after the batch on its way, on the calling thread.
-    @Test func theWritesBeforeStopFollowTheBatchOnItsWay() throws {
+    /// On stop, the batch on its way is finished first: a file that failed in it is written with
+    /// the rest, and one that changed meanwhile ends showing the newer timeline, as the writer
+    /// believes it does.
+    @Test func theWritesBeforeStopTakeTheOutcomeOfTheBatchOnItsWayFirst() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let files = try SnapshotFiles(root: root, waitingBudget: 1 << 20, codec: codec, logger: Logger(label: "test"))
+        try Data("in the way".utf8).write(to: URL(fileURLWithPath: "\(root)/cem"))
         let cem = try #require(files.take(try published("cem", version: 1), now: now))
-        #expect(files.write([cem], now: now).isEmpty)
-        #expect(files.take(try published("cem", version: 2), now: now) == cem)
-        files.writeBeforeStop([cem], now: now)
-        #expect(fileVersion("cem") == 2)
+        let dan = try #require(files.take(try published("dan", version: 1), now: now))
+        #expect(files.write([cem, dan], now: now).isEmpty)
+        files.disk.waitForJobs()  // cem failed, dan written; neither outcome taken
+        try FileManager.default.removeItem(atPath: "\(root)/cem")
+        #expect(files.take(try published("dan", version: 2), now: now) == dan)
+
+        files.writeBeforeStop(now: now) { files.retriesDue(now: .distantFuture) + [dan] }
+        #expect([fileVersion("cem"), fileVersion("dan")] == [1, 2])
+        #expect(!checkFindsADifference(files))
     }
 }

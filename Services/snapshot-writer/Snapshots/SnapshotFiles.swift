@@ -31,8 +31,10 @@ final class SnapshotFiles {
     let disk: SnapshotDisk
     /// The batch being written; nil when none is.
     private var writing: [FileWrite]?
-    /// The files of that batch: what the disk shows of them is changing.
-    private var writingPaths: Set<SnapshotPath> = []
+    /// What the files of that batch are to show: what the disk shows of them is changing.
+    private var writingHeaders: [SnapshotPath: WidgetSnapshot.Header] = [:]
+    /// Whether a disk check is on its way (``checkDisk()``).
+    private var checking = false
     private let root: String
     private let codec: WireCodec
     private let logger: Logger
@@ -147,6 +149,7 @@ final class SnapshotFiles {
     }
 
     deinit {
+        disk.waitForJobs()  // a batch still on its way is this root's writer's to finish
         close(rootLock)
     }
 
@@ -190,11 +193,12 @@ final class SnapshotFiles {
         return false
     }
 
-    /// Makes `timeline` the one its file waits for, unless the file shows its stamp already;
-    /// returns the file when it waits.
+    /// Makes `timeline` the one its file waits for, unless the file shows its stamp already or
+    /// is being written with it (should that write fail, its retry writes it); returns the file
+    /// when it waits.
     private func wait(for timeline: PublishedTimeline, at path: SnapshotPath, now: Date) -> SnapshotPath? {
         let snapshot = timeline.snapshot
-        guard reflected[path]?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
+        guard (writingHeaders[path] ?? reflected[path])?.isCurrent(for: snapshot.stamp, at: now) != true else { return nil }
         var entry = Waiting(header: snapshot.header, trace: timeline.trace, since: .now())
         if let replaced = waiting[path] {
             metrics.coalesced.increment()
@@ -274,15 +278,35 @@ final class SnapshotFiles {
         return path
     }
 
-    /// Whether any file does not show on disk the stamp it was last written or read with:
-    /// deleted, unreadable, or replaced by another schema's, widget's, version's or zone's file.
-    /// A file with a write waiting or being written is not read: that write brings it up to date
-    /// anyway; nor is one given a fetched timeline ahead of the events: the event of that
-    /// timeline is on its way.
-    func anyDiffersFromDisk() -> Bool {
-        reflected.contains { path, believed in
-            guard waiting[path] == nil, !writingPaths.contains(path), fetchedAhead[path] == nil else { return false }
-            return header(onDiskAt: path)?.stamp != believed.stamp
+    /// Starts checking, on the disk's thread, whether any file does not show on disk the stamp it
+    /// was last written or read with: deleted, unreadable, or replaced by another schema's,
+    /// widget's, version's or zone's file; the answer comes to ``finish(_:now:)``. A file with a
+    /// write waiting or being written is not read: that write brings it up to date anyway; nor is
+    /// one given a fetched timeline ahead of the events: the event of that timeline is on its
+    /// way. A check still on its way is not started again.
+    func checkDisk() {
+        guard !checking else { return }
+        let believed = reflected.compactMap { path, header in
+            waiting[path] == nil && writingHeaders[path] == nil && fetchedAhead[path] == nil ? (path.file, header.stamp) : nil
+        }
+        guard !believed.isEmpty else { return }
+        checking = true
+        disk.check(believed)
+    }
+
+    /// Takes what the jobs on the disk's thread reported since the last call; returns whether a
+    /// disk check found a file that does not show what it was believed to (the writer then
+    /// re-syncs).
+    func takeDiskReports(now: Date) -> Bool {
+        disk.takeReports().reduce(false) { anyDiffers, report in
+            switch report {
+            case .written(let outcome):
+                finishWrite(outcome, now: now)
+                return anyDiffers
+            case .checked(let differs):
+                checking = false
+                return anyDiffers || differs
+            }
         }
     }
 
@@ -296,12 +320,12 @@ final class SnapshotFiles {
         retries.nextDue
     }
 
-    /// Whether a batch is being written: the next waits for its outcome (``finishWrite(_:now:)``).
+    /// Whether a batch is being written: the next waits for its outcome (``finish(_:now:)``).
     var isWriting: Bool { writing != nil }
 
     /// Starts writing the waiting snapshot of each of `paths` as one durable batch on the disk's
     /// thread (``SnapshotDisk``), and returns those that wait without their timeline, to fetch
-    /// (``fetchRequests(for:now:)``). Their outcome comes to ``finishWrite(_:now:)``.
+    /// (``fetchRequests(for:now:)``). Their outcome comes to ``finish(_:now:)``.
     ///
     /// - Precondition: no batch is being written (``isWriting``).
     func write(_ paths: [SnapshotPath], now: Date) -> [SnapshotPath] {
@@ -310,7 +334,7 @@ final class SnapshotFiles {
         let (batch, unfetched) = takeBatch(paths)
         if !batch.isEmpty {
             writing = batch
-            writingPaths = Set(batch.map(\.path))
+            writingHeaders = Dictionary(uniqueKeysWithValues: batch.map { ($0.path, $0.snapshot.header) })
             disk.write(batch.map { ($0.data, $0.path.file) })
         }
         return unfetched
@@ -318,17 +342,19 @@ final class SnapshotFiles {
 
     /// Takes what came of the batch being written: a written file reflects its snapshot, a
     /// failed one waits again and is tried after ``retryDelay``, or sooner by a new snapshot.
-    func finishWrite(_ outcome: SnapshotDisk.Outcome, now: Date) {
+    private func finishWrite(_ outcome: SnapshotDisk.Outcome, now: Date) {
         guard let batch = writing else { return }
-        (writing, writingPaths) = (nil, [])
+        (writing, writingHeaders) = (nil, [:])
         finish(batch, outcome, now: now)
     }
 
-    /// Writes the waiting snapshot of each of `paths` on this thread once the batch being
-    /// written is on the device: what waits when the writer stops.
-    func writeBeforeStop(_ paths: [SnapshotPath], now: Date) {
-        disk.waitForBatches()
-        let (batch, _) = takeBatch(paths)
+    /// What waits when the writer stops: once the batch being written is on the device and its
+    /// outcome taken (a file that failed in it waits again, for its retry), writes the waiting
+    /// snapshot of each of the files `due` then names, on this thread.
+    func writeBeforeStop(now: Date, due: () -> [SnapshotPath]) {
+        disk.waitForJobs()
+        _ = takeDiskReports(now: now)
+        let (batch, _) = takeBatch(due())
         guard !batch.isEmpty else { return }
         finish(batch, disk.writeNow(batch.map { ($0.data, $0.path.file) }), now: now)
     }
@@ -415,14 +441,19 @@ final class SnapshotFiles {
     }
 
     private func header(onDiskAt path: SnapshotPath) -> WidgetSnapshot.Header? {
-        FileManager.default.contents(atPath: path.file).flatMap { try? codec.decode(WidgetSnapshot.Header.self, from: $0) }
+        Self.header(onDiskAt: path.file, codec: codec)
+    }
+
+    /// The header of the snapshot file at `file`; nil when it is missing or unreadable.
+    static func header(onDiskAt file: String, codec: WireCodec) -> WidgetSnapshot.Header? {
+        FileManager.default.contents(atPath: file).flatMap { try? codec.decode(WidgetSnapshot.Header.self, from: $0) }
     }
 }
 
 /// How many due files a batch holds: as many as take about ``target`` to write at the speed of
 /// the last batch, beside its two barriers (whose cost does not depend on the files), so that a
-/// file falling due waits about that long at most for the batch ahead of it however slow the
-/// files are — writing a new file can take 100 times as long as rewriting one (ext4 without a
+/// file falling due waits for the files of the batch ahead of it about that long, however slow
+/// they are — writing a new file can take 100 times as long as rewriting one (ext4 without a
 /// journal scans the recently deleted inodes for each new one) — and a fast disk still shares
 /// each batch's barriers among many files.
 struct WriteBatchSize {

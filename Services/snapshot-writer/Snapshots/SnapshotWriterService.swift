@@ -38,8 +38,9 @@ public struct SnapshotWriterService: BusService {
 
     /// Events taken per turn: many times what arrives during a rest of the subscription, so that
     /// a backlog (the process held off the CPU for a while) moves into ``SnapshotFiles``, one per
-    /// file, at once instead of staying in libzmq's queue, which holds every one of them. The
-    /// disk never holds a turn: batches are written on a thread of their own (``SnapshotDisk``).
+    /// file, at once instead of staying in libzmq's queue, which holds every one of them. No
+    /// batch's barriers hold a turn: the batches are written on a thread of their own
+    /// (``SnapshotDisk``).
     static let eventBatch = 4_096
     /// The grid writes fall due on: files first changed within the same 10 ms are written as one
     /// batch, sharing its two barriers (``AtomicFileWriter/write(_:)``).
@@ -115,19 +116,18 @@ public struct SnapshotWriterService: BusService {
         // Timelines waiting and libzmq's queue come and go in bursts; what they freed goes back
         // to the system, so that the resident memory follows the budget instead of the last peak.
         bus.every(Self.memoryTrimInterval) { _ in FreedMemory.returnToSystem() }
-        bus.every(configuration.diskCheckInterval.asSeconds) { _ in
-            if files.anyDiffersFromDisk() {
-                try timelines.resync(reason: "a snapshot file differs from the disk")
-            }
-        }
+        bus.every(configuration.diskCheckInterval.asSeconds) { _ in files.checkDisk() }
         bus.onStop { now in
             // Nothing coalesced is lost on stop: what waits with its timeline (fetched, due, or
-            // failed once) is written after the batch being written; a file waiting without it is
-            // caught by the next start's re-sync, which reads every file.
-            files.writeBeforeStop(fetched + files.retriesDue(now: .distantFuture) + schedule.takeAll(), now: now)
+            // failed once, in the batch being written too) is written after that batch; a file
+            // waiting without it is caught by the next start's re-sync, which reads every file.
+            files.writeBeforeStop(now: now) { fetched + files.retriesDue(now: .distantFuture) + schedule.takeAll() }
         }
-        bus.receive(from: files.disk.written) { outcomes in
-            for outcome in outcomes { files.finishWrite(outcome, now: wallClock.now) }
+        bus.receive(from: files.disk.wakeUps) { _ in
+            // A check that ends as the writer stops leaves the re-sync to the next start's.
+            if files.takeDiskReports(now: wallClock.now), !bus.isStopping {
+                try timelines.resync(reason: "a snapshot file differs from the disk")
+            }
         }
 
         logger.info(
