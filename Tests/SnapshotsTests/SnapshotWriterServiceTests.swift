@@ -265,14 +265,14 @@ import ZeroMQ
 @Suite struct WriteBatchSizeTests {
     @Test func aBatchHoldsAsManyFilesAsTheLastBatchWroteInItsTargetTime() {
         var size = WriteBatchSize()
-        #expect(size.files == 256)
-        size.wrote(256, in: .milliseconds(1_792))  // 7 ms a file: new files on a slow disk
-        #expect(size.files == 16)  // 50 ms holds 7; never fewer than 16, to share the barriers
+        #expect(size.files == 1_024)
+        size.wrote(1_024, in: .milliseconds(20_480))  // 20 ms a file: new files on a slow disk
+        #expect(size.files == 16)  // 200 ms holds 10; never fewer than 16, to share the barriers
         size.wrote(16, in: .milliseconds(16))  // 1 ms a file
-        #expect(size.files == 50)
-        size.wrote(50, in: .milliseconds(5))  // 0.1 ms a file: 500 would fit
-        #expect(size.files == 256)
+        #expect(size.files == 200)
+        size.wrote(200, in: .milliseconds(20))  // 0.1 ms a file: 2,000 would fit
+        #expect(size.files == 1_024)
         size.wrote(0, in: .milliseconds(30))  // nothing written (every file waited for its fetch)
-        #expect(size.files == 256)
+        #expect(size.files == 1_024)
     }
 }

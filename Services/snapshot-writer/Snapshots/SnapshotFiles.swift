@@ -451,14 +451,18 @@ final class SnapshotFiles {
 }
 
 /// How many due files a batch holds: as many as take about ``target`` to write at the speed of
-/// the last batch, beside its two barriers (whose cost does not depend on the files), so that a
-/// file falling due waits for the files of the batch ahead of it about that long, however slow
-/// they are — writing a new file can take 100 times as long as rewriting one (ext4 without a
-/// journal scans the recently deleted inodes for each new one) — and a fast disk still shares
-/// each batch's barriers among many files.
+/// the last batch, beside its two barriers (whose cost does not depend on the files).
+///
+/// When the files fall behind, the barriers bound how fast they catch up: on a busy disk each
+/// takes tens of milliseconds, whatever the batch holds, so a batch must be large to share them
+/// among many files. It is written off the loop, so its size costs the loop nothing; what bounds
+/// it is a file's wait for the files of the batch ahead of it (about ``target``, however slow
+/// they are: writing a new file can take 100 times as long as rewriting one, as ext4 without a
+/// journal scans the recently deleted inodes for each new one) and the batch's memory (each file
+/// as its timeline and its encoded bytes, at most ``range``'s upper bound of them).
 struct WriteBatchSize {
-    static let target = Duration.milliseconds(50)
-    static let range = 16...256
+    static let target = Duration.milliseconds(200)
+    static let range = 16...1_024
 
     /// The files the next batch may hold.
     private(set) var files = range.upperBound
