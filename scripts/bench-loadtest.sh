@@ -185,10 +185,10 @@ cpu = summary["fixedRate"]["serviceCpuMillisecondsPerIntent"]
 print("service CPU during (c), ms per intent: " + ", ".join(f"{k} {v}" for k, v in cpu.items())
       + f"; {sum(cpu.values()):.3f} in all")
 lag = step.get("snapshotFileLag")
-if lag:
+if lag and lag.get("withinOneSecond") is not None:
     bound = lambda seconds: f"≤ {seconds:g} s" if seconds is not None else "> 10 s"
     print(f"snapshot file lag during (c): {lag['files']} files, {lag['withinOneSecond'] * 100:.1f} % within 1 s, "
-          f"p99 {bound(lag['p99AtMostSeconds'])}" + ("" if lag["caughtUp"] else " (not caught up when read)"))
+          f"p99 {bound(lag.get('p99AtMostSeconds'))}" + ("" if lag["caughtUp"] else " (not caught up when read)"))
 print("load average at the end: " + " ".join(summary["loadAverageAtEnd"]))
 print(f"results: {out}/loadtest-summary.json and the SVGs beside it")
 PY

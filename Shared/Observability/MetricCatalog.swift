@@ -115,7 +115,7 @@ public enum MetricCatalog {
         help: "Bytes of timeline waiting in memory for their files' writes (at most the budget, WIDGETBUS_SNAPSHOT_WAITING_KB, and one batch of fetched timelines).")
     public static let snapshotFilesWaiting = MetricDescription(
         name: "widgetbus_snapshot_files_waiting", kind: .gauge, labels: [],
-        help: "Files that do not show their newest timeline yet, the batch being written among them: 0 when the files have caught up.")
+        help: "Files waiting for their write, and those of the batch being written (a file in both counts twice): 0 when the files have caught up with the timeline events taken.")
 
     // MARK: - metrics-ingest
 

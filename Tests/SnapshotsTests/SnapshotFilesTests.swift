@@ -8,7 +8,7 @@ import WidgetDomain
 @testable import Snapshots
 
 /// The files' side of a batch written on the disk's thread: from the moment it leaves the wait
-/// (``SnapshotFiles/write(_:now:)``) to its outcome (``SnapshotFiles/finish(_:now:)``), and the
+/// (``SnapshotFiles/write(_:now:)``) to its outcome (``SnapshotFiles/takeDiskReports(now:)``), and the
 /// disk check beside it, on a real folder.
 @Suite struct SnapshotFilesTests {
     let codec = WireCodec()

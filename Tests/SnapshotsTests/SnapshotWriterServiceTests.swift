@@ -260,8 +260,8 @@ import ZeroMQ
     }
 }
 
-/// A turn's write is sized from the speed of the last batch, so the loop reads its events often
-/// however slow the files are to write.
+/// A batch is sized from the speed of the last one, so a file waits for the files of the batch
+/// ahead of it about the same time however slow they are to write.
 @Suite struct WriteBatchSizeTests {
     @Test func aBatchHoldsAsManyFilesAsTheLastBatchWroteInItsTargetTime() {
         var size = WriteBatchSize()

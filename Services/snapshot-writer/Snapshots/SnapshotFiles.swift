@@ -119,8 +119,8 @@ final class SnapshotFiles {
         let fetched = Counter(MetricCatalog.snapshotTimelinesFetched)
         /// `widgetbus_snapshot_waiting_bytes`: the bytes of timeline waiting for their writes.
         let waitingBytes = Gauge(MetricCatalog.snapshotWaitingBytes)
-        /// `widgetbus_snapshot_files_waiting`: files not showing their timeline yet, the batch
-        /// being written among them.
+        /// `widgetbus_snapshot_files_waiting`: files waiting for their write, and those of the
+        /// batch being written.
         let waitingFiles = Gauge(MetricCatalog.snapshotFilesWaiting)
     }
 
@@ -280,7 +280,7 @@ final class SnapshotFiles {
 
     /// Starts checking, on the disk's thread, whether any file does not show on disk the stamp it
     /// was last written or read with: deleted, unreadable, or replaced by another schema's,
-    /// widget's, version's or zone's file; the answer comes to ``finish(_:now:)``. A file with a
+    /// widget's, version's or zone's file; the answer comes to ``takeDiskReports(now:)``. A file with a
     /// write waiting or being written is not read: that write brings it up to date anyway; nor is
     /// one given a fetched timeline ahead of the events: the event of that timeline is on its
     /// way. A check still on its way is not started again.
@@ -320,12 +320,12 @@ final class SnapshotFiles {
         retries.nextDue
     }
 
-    /// Whether a batch is being written: the next waits for its outcome (``finish(_:now:)``).
+    /// Whether a batch is being written: the next waits for its outcome (``takeDiskReports(now:)``).
     var isWriting: Bool { writing != nil }
 
     /// Starts writing the waiting snapshot of each of `paths` as one durable batch on the disk's
     /// thread (``SnapshotDisk``), and returns those that wait without their timeline, to fetch
-    /// (``fetchRequests(for:now:)``). Their outcome comes to ``finish(_:now:)``.
+    /// (``fetchRequests(for:now:)``). Their outcome comes to ``takeDiskReports(now:)``.
     ///
     /// - Precondition: no batch is being written (``isWriting``).
     func write(_ paths: [SnapshotPath], now: Date) -> [SnapshotPath] {

@@ -336,7 +336,8 @@ struct LoadTestSession {
         // After the CPU: the wait for the files to catch up is not the step's.
         if let lagBefore, let lagAfter = plan.snapshotWriter?.caughtUpLag() {
             report.snapshotFileLag = SnapshotFileLag(
-                from: lagBefore.buckets, to: lagAfter.buckets, caughtUp: lagAfter.caughtUp, catchUpSeconds: lagAfter.seconds)
+                from: lagBefore.buckets, to: lagAfter.buckets, caughtUp: lagBefore.caughtUp && lagAfter.caughtUp,
+                catchUpSeconds: lagAfter.seconds)
         }
         return report
     }

@@ -366,9 +366,14 @@ enum LoadTestTable {
         }
         if let lag = step.snapshotFileLag {
             let bound = { (seconds: Double?) in seconds.map { String(format: "≤ %g s", $0) } ?? "> 10 s" }
-            Console.line(
-                String(format: "snapshot files: %d written, %.1f %% within 1 s, p50 %@, p99 %@; ", lag.files, lag.withinOneSecond * 100, bound(lag.p50AtMostSeconds), bound(lag.p99AtMostSeconds))
-                    + (lag.caughtUp ? String(format: "caught up %.1f s after the grace period", lag.catchUpSeconds) : "not caught up when read"))
+            let caughtUp = lag.caughtUp ? String(format: "caught up %.1f s after the timelines", lag.catchUpSeconds) : "not caught up when read"
+            if let within = lag.withinOneSecond {
+                Console.line(
+                    String(format: "snapshot files: %d written, %.1f %% within 1 s, p50 %@, p99 %@; ", lag.files, within * 100, bound(lag.p50AtMostSeconds), bound(lag.p99AtMostSeconds))
+                        + caughtUp)
+            } else {
+                Console.line("snapshot files: none written; " + caughtUp)
+            }
         }
     }
 
