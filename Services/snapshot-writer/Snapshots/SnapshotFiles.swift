@@ -335,7 +335,7 @@ final class SnapshotFiles {
         if !batch.isEmpty {
             writing = batch
             writingHeaders = Dictionary(uniqueKeysWithValues: batch.map { ($0.path, $0.snapshot.header) })
-            disk.write(batch.map { ($0.data, $0.path.file) })
+            disk.write(batch.map(\.file))
         }
         return unfetched
     }
@@ -356,7 +356,7 @@ final class SnapshotFiles {
         _ = takeDiskReports(now: now)
         let (batch, _) = takeBatch(due())
         guard !batch.isEmpty else { return }
-        finish(batch, disk.writeNow(batch.map { ($0.data, $0.path.file) }), now: now)
+        finish(batch, disk.writeNow(batch.map(\.file)), now: now)
     }
 
     /// One file of a batch, from the moment it leaves ``waiting`` to its outcome.
@@ -367,6 +367,9 @@ final class SnapshotFiles {
         let data: Data
         /// Lasts the batch's write: the files share its barriers.
         let span: (any Span)?
+
+        /// What the disk writes: the bytes, and where.
+        var file: (data: Data, path: String) { (data, path.file) }
     }
 
     /// Takes the waiting snapshot of each of `paths` out of ``waiting``, encoded; the paths that
