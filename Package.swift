@@ -389,7 +389,8 @@ let package = Package(
         .testTarget(
             name: "IntentHandlingTests",
             dependencies: [
-                "ServiceSupport", "BusRuntime", "IntentHandling", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport",
+                "ServiceSupport", "BusRuntime", "IntentHandling", "WidgetBusProtocol", "WidgetDomain", "WidgetBusTestSupport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -43,7 +43,7 @@ public enum MetricCatalog {
         help: "Requests an endpoint with an admission took off its socket and has not handled yet, after its last turn.")
     public static let busRequestsShed = MetricDescription(
         name: "widgetbus_bus_requests_shed_total", kind: .counter, labels: ["endpoint"],
-        help: "Requests an endpoint with an admission refused with unavailable, unhandled: they waited longer than it allows, found its queue full, or were waiting when it stopped.")
+        help: "Requests an endpoint with an admission refused with unavailable, unhandled: they waited as long as it allows (also while held back for a follower that is behind), found its queue full, or were waiting when it stopped.")
     public static let busEventsPublished = MetricDescription(
         name: "widgetbus_bus_events_published_total", kind: .counter, labels: ["endpoint"],
         help: "Events published (heartbeats not counted).")
@@ -71,6 +71,9 @@ public enum MetricCatalog {
     public static let intentStatesCached = MetricDescription(
         name: "widgetbus_intent_states_cached", kind: .gauge, labels: [],
         help: "User states kept decoded in memory (at most WIDGETBUS_STATE_CAPACITY), as of the last commit that changed one.")
+    public static let followerLag = MetricDescription(
+        name: "widgetbus_follower_lag_seconds", kind: .gauge, labels: ["follower"],
+        help: "How far a follower of the state events was behind at its latest heartbeat: how long the oldest event it had not applied had been out (0: caught up). Intents are held back while it is more than WIDGETBUS_TIMELINE_LONGEST_LAG_MS behind.")
     public static let syncBacklogRecords = MetricDescription(
         name: "widgetbus_sync_backlog_records", kind: .gauge, labels: [],
         help: "Records waiting to be synced, read from the store every 15 s.")
@@ -183,7 +186,7 @@ public enum MetricCatalog {
     public static let all: [MetricDescription] = [
         busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busRequestsWaiting, busRequestsShed, busEventsPublished,
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
-        intentStatesCached, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
+        intentStatesCached, followerLag, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize, snapshotFileLag,
         snapshotTimelinesFetched, snapshotWaitingBytes, snapshotFilesWaiting,
         metricSamples, metricMessagesRefused,

@@ -132,9 +132,29 @@ public struct TimelineSnapshotBody: Encodable, Sendable, Equatable {
 }
 
 /// `Heartbeat`: sent once a second with the publisher's epoch and latest sequence, so a
-/// subscriber notices the loss of the *last* event too, and a publisher restart.
+/// subscriber notices the loss of the *last* event too, and a publisher restart. A publisher
+/// that follows other publishers' streams also says how far it has got in each (`follows`), and
+/// beats ten times a second, so that its sources see within that how far behind it is.
 public struct HeartbeatBody: Codable, Sendable, Equatable {
     /// The publishing service, so one subscriber connected to several publishers can tell them apart.
+    public var publisher: String
+    public var epoch: String
+    public var sequence: UInt64
+    /// Where the publisher stands in each stream it follows and is synced with; absent for a
+    /// publisher that follows none.
+    public var follows: [FollowedPosition]?
+
+    public init(publisher: String, epoch: String, sequence: UInt64, follows: [FollowedPosition]? = nil) {
+        self.publisher = publisher
+        self.epoch = epoch
+        self.sequence = sequence
+        self.follows = follows
+    }
+}
+
+/// How far a follower has applied another publisher's stream: every event of `publisher` up to
+/// `sequence` in `epoch`.
+public struct FollowedPosition: Codable, Sendable, Equatable {
     public var publisher: String
     public var epoch: String
     public var sequence: UInt64

@@ -216,9 +216,11 @@ import ZeroMQ
     }
 
     /// A ROUTER with an admission whose handler records the payloads of each batch and answers "re <payload>".
-    func admittedReplies(on bus: Bus, at endpoint: String, batch: Int, _ admission: RequestAdmission) throws -> () -> [[String]] {
+    func admittedReplies(
+        on bus: Bus, at endpoint: String, batch: Int, _ admission: RequestAdmission, heldWhile hold: @escaping () -> String? = { nil }
+    ) throws -> () -> [[String]] {
         var batches: [[String]] = []
-        try bus.replies(at: endpoint, batch: batch, admission: admission) { messages in
+        try bus.replies(at: endpoint, batch: batch, admission: admission, heldWhile: hold) { messages in
             let payloads = messages.map { String(decoding: $0.payload ?? Data(), as: UTF8.self) }
             batches.append(payloads)
             return payloads.map { Data("re \($0)".utf8) }
@@ -254,6 +256,32 @@ import ZeroMQ
             batches() == [["0", "1"], ["2", "3"], ["5"]],
             "4 was taken off the socket on the first turn with the others, 1.2 s ago; 5 only 0.6 s ago")
         #expect(outcomes(try received(by: client)) == ["re 0", "re 1", "re 2", "re 3", "unavailable", "re 5"])
+    }
+
+    @Test func whileHeldAnAdmissionHandsNothingOverAndRefusesWhatWaitedItsTimeSayingWhy() throws {
+        let clock = ManualClock()
+        let bus = try Bus(clock: clock)
+        defer { bus.close() }
+        var hold: String? = "a follower is behind"
+        let batches = try admittedReplies(on: bus, at: "inproc://held", batch: 8, RequestAdmission(longestWait: 1), heldWhile: { hold })
+        let client = try peer(.dealer, of: bus, at: "inproc://held", sending: 2)
+        defer { client.close() }
+
+        try bus.turn(waitingAtMost: 1)
+        clock.advance(by: 0.6)
+        try client.send([Data("2".utf8)])
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches().isEmpty, "held: the requests wait in the queue")
+        clock.advance(by: 0.4)
+        try bus.turn(waitingAtMost: 0)
+        let refusals = try received(by: client).compactMap { try? WireCodec().decode(Envelope<ErrorBody>.self, from: Data($0.utf8)).body }
+        #expect(refusals.map(\.code) == [.unavailable, .unavailable], "0 and 1 waited their second, with nothing more arriving")
+        #expect(refusals.allSatisfy { $0.message.contains("held back: a follower is behind") })
+
+        hold = nil
+        try bus.turn(waitingAtMost: 1)
+        #expect(batches() == [["2"]], "the hold over, what waits is handed over at once")
+        #expect(outcomes(try received(by: client)) == ["re 2"])
     }
 
     @Test func anAdmissionRefusesWhatWouldGoPastItsBytesAndEverythingAfterItInTheSameTurnButAlwaysTakesOne() throws {

@@ -166,7 +166,7 @@ import ZeroMQ
             .stateEvents: ([.operators], ["timeline-service", "metrics-ingest", "sync-agent", "push-gateway"]),
             .stateSnapshot: ([.operators], ["timeline-service", "metrics-ingest", "push-gateway"]),
             .timelines: ([.publishers, .operators], ["snapshot-writer", "push-gateway", "app-gateway"]),
-            .timelineEvents: ([.operators], ["snapshot-writer", "push-gateway", "app-gateway"]),
+            .timelineEvents: ([.operators], ["snapshot-writer", "push-gateway", "app-gateway", "intent-handler"]),
             .metrics: ([.gateways, .operators], ["app-gateway"]),
             .metricsEvents: ([.operators], ["timeline-service"]),
             .metricsSnapshot: ([.operators], ["timeline-service"]),

@@ -1,5 +1,4 @@
 import Foundation
-import ZeroMQ
 
 @testable import BusRuntime
 
@@ -24,23 +23,5 @@ extension Bus {
         while !condition(), Date() < deadline {
             try turn(waitingAtMost: 0.02)
         }
-    }
-}
-
-extension ZMQSocket {
-    /// Reads this XPUB's subscription messages until every one of `topics` has come, or two
-    /// seconds pass; true once they all have. A publisher that waits for this before its first
-    /// event knows the subscriber's filters are in place, so nothing it sends is dropped for
-    /// arriving too early.
-    func awaitSubscriptions(to topics: Set<String>) throws -> Bool {
-        var missing = topics
-        let deadline = Date().addingTimeInterval(2)
-        while !missing.isEmpty, Date() < deadline {
-            guard try ZMQPoller.isReadable(self, waitingMilliseconds: 20), let message = try receiveMessage(dontWait: true),
-                let frame = message.first, frame.first == 1
-            else { continue }
-            missing.remove(String(decoding: frame.dropFirst(), as: UTF8.self))
-        }
-        return missing.isEmpty
     }
 }

@@ -391,6 +391,14 @@ extension GoldenWireCase {
             .timelineChanged(TimelineSpec(kind: .tenXHome, variant: .current, zone: GoldenFixtures.utc), sequence: 89, causedBy: nil),
             .event(.heartbeat, user: nil) { HeartbeatBody(publisher: "intent-handler", epoch: GoldenFixtures.epoch, sequence: 47) },
             .event(.heartbeat, "max-sequence", user: nil) { HeartbeatBody(publisher: "metrics-ingest", epoch: "ffffffffffffffff", sequence: .max) },
+            .event(.heartbeat, "follows", user: nil) {
+                HeartbeatBody(
+                    publisher: "timeline-service", epoch: "2f7b0c19d4e6a853", sequence: 89,
+                    follows: [
+                        FollowedPosition(publisher: "intent-handler", epoch: GoldenFixtures.epoch, sequence: 47),
+                        FollowedPosition(publisher: "metrics-ingest", epoch: "ffffffffffffffff", sequence: GoldenFixtures.metricsVersion),
+                    ])
+            },
         ]
 
     private static let syncResult = SyncResult(

@@ -32,6 +32,10 @@ struct DeploymentConfigurationTests {
     static let deploy = repository.appendingPathComponent("deploy")
     /// Compose services that are not WidgetBus executables run as daemons.
     static let auxiliaryServices: Set<String> = ["postgres", "widgetctl", "prometheus"]
+    /// Services that connect to a follower of theirs without needing it: intent-handler follows
+    /// timeline-service's heartbeats only to hold intents back while it is behind, serves
+    /// without it, and is what timeline-service waits for — waiting back would be a cycle.
+    static let followedBack: [String: String] = ["intent-handler": "timeline-service"]
     /// Executable products that are tools, not services, and the binary the image runs them from.
     static let tools: Set<String> = ["widgetctl", "widgetbus-loadtest", "widgetbus-multicall"]
 
@@ -342,10 +346,10 @@ struct DeploymentConfigurationTests {
             }
             #expect(definition.healthcheck?.interval != nil && definition.healthcheck?.retries != nil)
 
-            // It waits for the health of every service it connects to.
+            // It waits for the health of every service it connects to, but for one that follows it back.
             var needs: Set<String> = []
             for variable in reads {
-                if let owner = owners[variable], owner != service { needs.insert(owner) }
+                if let owner = owners[variable], owner != service, Self.followedBack[service] != owner { needs.insert(owner) }
             }
             if let url = environment["WIDGETBUS_SYNC_DATABASE_URL"], reads.contains("WIDGETBUS_SYNC_DATABASE_URL"),
                 let match = url.firstMatch(of: /@([A-Za-z0-9_.-]+)[:\/]/), compose.services[String(match.1)] != nil

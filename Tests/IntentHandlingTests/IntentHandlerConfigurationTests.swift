@@ -34,4 +34,14 @@ import Testing
             try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENT_LONGEST_WAIT_MS": value])
         }
     }
+
+    @Test func timelineServiceMayFallASecondBehindUnlessToldOtherwiseAndZeroDoesNotFollowIt() throws {
+        let defaults = try IntentHandlerService.Configuration(environment: [:])
+        #expect(defaults.longestTimelineLag == 1)
+        #expect(defaults.timelineEventsEndpoint == "tcp://127.0.0.1:5571", "its heartbeats come with its events")
+        #expect(try IntentHandlerService.Configuration(environment: ["WIDGETBUS_TIMELINE_LONGEST_LAG_MS": "0"]).longestTimelineLag == 0)
+        #expect(throws: InvalidSetting.self) {
+            try IntentHandlerService.Configuration(environment: ["WIDGETBUS_TIMELINE_LONGEST_LAG_MS": "60001"])
+        }
+    }
 }

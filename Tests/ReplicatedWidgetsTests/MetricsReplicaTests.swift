@@ -3,6 +3,7 @@ import Logging
 import ReplicatedWidgets
 import Testing
 import WidgetBusProtocol
+import WidgetBusTestSupport
 import WidgetDomain
 import ZeroMQ
 

@@ -201,6 +201,46 @@ import ZeroMQ
         #expect(TestTracer.finishedSpans(inTrace: "\(traceID)").map(\.operationName) == ["build timeline"])
     }
 
+    @Test func itsHeartbeatsSayTenTimesASecondHowFarItHasAppliedEachStreamItIsSyncedWith() throws {
+        let harness = try Harness()
+        /// The heartbeats that arrive while the clock moves a tenth of a second a turn, until `count` have.
+        func heartbeats(_ count: Int) throws -> [Envelope<HeartbeatBody>] {
+            var beats: [Envelope<HeartbeatBody>] = []
+            #expect(
+                try harness.bus.turns(moving: harness.clock, by: 0.1) {
+                    while let frames = try harness.timelines.receiveMessage(dontWait: true) {
+                        if frames.first == Data(Topic.heartbeat.utf8) { beats.append(try harness.codec.decode(Envelope<HeartbeatBody>.self, from: frames[1])) }
+                    }
+                    return beats.count >= count
+                })
+            return beats
+        }
+        let unsynced = try heartbeats(1)
+        #expect(unsynced.first?.body.follows == [], "synced with nothing yet")
+
+        try harness.answerSnapshot(
+            on: harness.stateSnapshots, type: .snapshotReply, SnapshotBody(epoch: "00000000000000b1", sequence: 4, states: []))
+        try harness.publishState(
+            topic: Topic.state(app: .tensionCheck, user: "ann"), type: .stateChanged,
+            StateChangedBody(epoch: "00000000000000b1", sequence: 5, causedBy: "intent-5", record: Self.tension("ann", version: 5)))
+        var latest = try heartbeats(1).last
+        for _ in 0..<10 where latest?.body.follows?.first?.sequence != 5 { latest = try heartbeats(1).last }
+        #expect(
+            latest?.body.follows == [FollowedPosition(publisher: "intent-handler", epoch: "00000000000000b1", sequence: 5)],
+            "the event applied, a heartbeat says so; metrics-ingest's replica is not synced yet")
+
+        try harness.answerSnapshot(
+            on: harness.metricsSnapshots, type: .metricsSnapshotReply, MetricsSnapshotBody(epoch: "00000000000000b2", sequence: 9, aggregates: []))
+        let synced = try heartbeats(3)
+        #expect(
+            synced.last?.body.follows == [
+                FollowedPosition(publisher: "intent-handler", epoch: "00000000000000b1", sequence: 5),
+                FollowedPosition(publisher: "metrics-ingest", epoch: "00000000000000b2", sequence: 9),
+            ])
+        let gaps = zip(synced.dropFirst(), synced).map { later, earlier in later.sentAt.timeIntervalSince(earlier.sentAt) }
+        #expect(gaps.allSatisfy { abs($0 - EventPublisher.progressInterval) < 0.002 }, "\(gaps)")
+    }
+
     @Test func aTimelineAskedAtAVersionWaitsUntilTheReplicaHasItOrAnswersUnavailableAfterTheWait() throws {
         let harness = try Harness()
         let epoch = "00000000000000b1"

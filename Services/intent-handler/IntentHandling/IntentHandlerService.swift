@@ -21,6 +21,11 @@ public struct IntentHandlerService: BusService {
         var intentPacingMicroseconds: Int
         /// How long an intent may wait in the service before it is refused (``RequestAdmission``).
         var intentAdmission: RequestAdmission
+        /// Where timeline-service publishes, whose heartbeats say how far it has applied the state events.
+        var timelineEventsEndpoint: String
+        /// How far behind the state events timeline-service may fall before intents are held
+        /// back (``FollowerLag``); 0 does not follow it.
+        var longestTimelineLag: TimeInterval
         var binding: BusBinding
 
         public init(environment: [String: String]) throws {
@@ -33,6 +38,8 @@ public struct IntentHandlerService: BusService {
             intentPacingMicroseconds = try EnvironmentSetting.intentPacing.integer(in: environment, range: 0...100_000)
             intentAdmission = RequestAdmission(
                 longestWait: TimeInterval(try EnvironmentSetting.intentLongestWait.integer(in: environment, range: 1...60_000)) / 1000)
+            timelineEventsEndpoint = BusEndpoint.timelineEvents.resolve(in: environment)
+            longestTimelineLag = TimeInterval(try EnvironmentSetting.timelineLongestLag.integer(in: environment, range: 0...60_000)) / 1000
             binding = try BusBinding(environment: environment)
         }
     }
@@ -76,22 +83,28 @@ public struct IntentHandlerService: BusService {
             store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity,
             clock: bus.clock)
         let publisher = try bus.publisher(
-            name: "intent-handler", epoch: processor.epoch, at: configuration.stateEventsEndpoint, lastSequence: processor.lastSequence)
-        // Intents wait at most their admission's time; a snapshot request, which replicas make
-        // once at start or after a gap, is answered however long it waited.
-        let endpoints = [
-            (
-                configuration.intentsEndpoint, IntentProcessor.Endpoint.intents,
-                TimeInterval(configuration.intentPacingMicroseconds) / 1_000_000, Optional(configuration.intentAdmission)
-            ),
-            (configuration.snapshotEndpoint, .snapshot, 0, nil),
-        ]
-        for (endpoint, role, pacing, admission) in endpoints {
-            try bus.replies(at: endpoint, batch: Self.drainBatch, pacing: pacing, admission: admission) { messages in
-                let outcomes = processor.process(messages, on: role)
+            name: name, epoch: processor.epoch, at: configuration.stateEventsEndpoint, lastSequence: processor.lastSequence)
+        let clock = bus.clock
+        let timelineLag =
+            configuration.longestTimelineLag > 0
+            ? try TimelineFollowing(
+                bus: bus, endpoint: configuration.timelineEventsEndpoint, publisher: name, epoch: processor.epoch,
+                lastSequence: processor.lastSequence, longestLag: configuration.longestTimelineLag) : nil
+        // Intents wait at most their admission's time, and are not handled while timeline-service
+        // is too far behind; a snapshot request, which replicas make once at start or after a
+        // gap, is answered however long it waited.
+        let intents = IntentEndpoint(
+            address: configuration.intentsEndpoint, role: .intents, pacing: TimeInterval(configuration.intentPacingMicroseconds) / 1_000_000,
+            admission: configuration.intentAdmission, hold: { timelineLag?.holdReason(at: clock.now) })
+        for endpoint in [intents, IntentEndpoint(address: configuration.snapshotEndpoint, role: .snapshot)] {
+            try bus.replies(
+                at: endpoint.address, batch: Self.drainBatch, pacing: endpoint.pacing, admission: endpoint.admission, heldWhile: endpoint.hold
+            ) { messages in
+                let outcomes = processor.process(messages, on: endpoint.role)
                 for event in outcomes.compactMap(\.event) {
                     try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload, trace: event.trace)
                 }
+                timelineLag?.published(through: publisher.lastSequence, at: clock.now)
                 return outcomes.map(\.reply)
             }
         }
@@ -104,10 +117,69 @@ public struct IntentHandlerService: BusService {
                 "widgetbus.epoch": "\(processor.epoch)", "widgetbus.sequence": "\(processor.lastSequence)", "widgetbus.pruned_replies": "\(pruned)",
                 "widgetbus.state_capacity": "\(configuration.stateCapacity)", "widgetbus.intent_pacing_us": "\(configuration.intentPacingMicroseconds)",
                 "widgetbus.intent_longest_wait_ms": "\(Int(configuration.intentAdmission.longestWait * 1000))",
+                "widgetbus.timeline_longest_lag_ms": "\(Int(configuration.longestTimelineLag * 1000))",
             ])
         bus.onStop { _ in
             logger.info("intent-handler stopping", metadata: ["widgetbus.sequence": "\(publisher.lastSequence)"])
         }
+    }
+}
+
+extension IntentHandlerService {
+    /// One of the service's request endpoints and how it admits requests.
+    struct IntentEndpoint {
+        var address: String
+        var role: IntentProcessor.Endpoint
+        var pacing: TimeInterval = 0
+        var admission: RequestAdmission?
+        var hold: () -> String? = { nil }
+    }
+}
+
+/// How far timeline-service is behind intent-handler's state events, followed through its
+/// heartbeats (``HeartbeatBody/follows``), and, while it is too far, why intents are held.
+///
+/// Why the one service that writes holds back for one that follows: under overload on shared
+/// cores timeline-service gets less CPU than its events need, and what it has not taken waits in
+/// libzmq's queues, which grow with the offered load and take as long to drain once the load
+/// drops. Holding intents while it is behind keeps that backlog within the longest lag; the
+/// intents held wait in the admission's queue, bounded in time and bytes. Owned by the bus's thread.
+final class TimelineFollowing {
+    private var lag: FollowerLag
+    private let codec: WireCodec
+    /// `widgetbus_follower_lag_seconds{follower}`, by the follower's name.
+    private var gauges: [String: Gauge] = [:]
+
+    /// Follows the heartbeats published at `endpoint` on `bus`, measuring lags in the stream of
+    /// `publisher` in `epoch`, which stands at `lastSequence`.
+    init(
+        bus: Bus, endpoint: String, publisher: String, epoch: String, lastSequence: UInt64, longestLag: TimeInterval
+    ) throws {
+        lag = FollowerLag(publisher: publisher, epoch: epoch, lastSequence: lastSequence, longestLag: longestLag)
+        codec = bus.codec
+        try bus.subscribe(to: endpoint, topics: [Topic.heartbeat]) { [unowned self, clock = bus.clock] frames in
+            heard(frames, at: clock.now)
+        }
+    }
+
+    /// Notes that every sequence up to `sequence` was published by `now`.
+    func published(through sequence: UInt64, at now: Date) {
+        lag.published(through: sequence, at: now)
+    }
+
+    /// Why intents are held at `now`: the follower furthest behind, when it is too far; nil otherwise.
+    func holdReason(at now: Date) -> String? {
+        lag.tooFarBehind(at: now).map {
+            "\($0.follower) is \(Int($0.lag * 1000)) ms behind the state events, more than \(Int(lag.longestLag * 1000)) ms"
+        }
+    }
+
+    private func heard(_ frames: [Data], at now: Date) {
+        guard frames.count == 2, let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]).body else { return }
+        lag.heard(beat, at: now)
+        let gauge = gauges[beat.publisher] ?? Gauge(MetricCatalog.followerLag, ["follower": beat.publisher])
+        gauges[beat.publisher] = gauge
+        gauge.record(lag.lag(of: beat.publisher, at: now) ?? 0)
     }
 }
 
@@ -126,6 +198,12 @@ extension EnvironmentSetting {
     /// handled after its client gave up: the refusal costs a fraction of the handling, so the
     /// service stays at most this far behind however much is offered, and catches up within
     /// about this long once the load drops.
+    /// The lag within which timeline-service's own backlog is kept under overload: long enough
+    /// that a moment's stall at a steady load holds nothing back, short enough that once the
+    /// load drops timeline-service has caught up within about this long.
+    public static let timelineLongestLag = EnvironmentSetting(
+        variable: "WIDGETBUS_TIMELINE_LONGEST_LAG_MS", defaultValue: "1000",
+        purpose: "milliseconds timeline-service may fall behind the state events (by its heartbeats) before intent-handler holds intents back; held intents wait within WIDGETBUS_INTENT_LONGEST_WAIT_MS (0: do not follow timeline-service)")
     public static let intentLongestWait = EnvironmentSetting(
         variable: "WIDGETBUS_INTENT_LONGEST_WAIT_MS", defaultValue: "500",
         purpose: "milliseconds an intent may wait in intent-handler before it is refused with unavailable (overload), unhandled")

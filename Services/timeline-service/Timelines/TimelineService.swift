@@ -57,7 +57,8 @@ public struct TimelineService: BusService {
             stateSnapshotEndpoint: configuration.snapshotEndpoint, metricsEventsEndpoint: configuration.metricsEventsEndpoint,
             metricsSnapshotEndpoint: configuration.metricsSnapshotEndpoint, logger: logger)
         let publisher = try bus.publisher(
-            name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0)
+            name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0,
+            follows: { replicas.followedPositions })
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
         var refreshes = RefreshSchedule<UserWidget>()
         let metrics = TimelineMetrics()

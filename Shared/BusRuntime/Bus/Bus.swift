@@ -133,10 +133,13 @@ public final class Bus {
     ///     (``SocketPacing``); 0 takes every request as soon as it arrives.
     ///   - admission: how long a request may wait before it is refused with `unavailable`
     ///     (``RequestAdmission``); nil leaves waiting requests in libzmq's queue, unbounded in time.
+    ///   - hold: with an admission, asked each turn: while it gives a reason (a follower of the
+    ///     service is behind), no request is handed to `answer`; they wait in the admission's
+    ///     queue and are refused once their wait runs out, with that reason.
     @discardableResult
     public func replies(
         at endpoint: String, batch: Int, pacing: TimeInterval = 0, admission: RequestAdmission? = nil,
-        _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
+        heldWhile hold: @escaping () -> String? = { nil }, _ answer: @escaping ([RoutedMessage]) throws -> [Data?]
     ) throws -> Replier {
         let socket = try makeSocket(.router) {
             try $0.setLinger(milliseconds: 500)
@@ -176,6 +179,19 @@ public final class Bus {
             metrics.replies.increment()
             queue.shed()
         }
+        /// Refuses the requests whose wait ran out at `now`, saying why they were held if they were.
+        func refuseExpired(at now: Date, held: String?) throws {
+            for expired in queue.takeExpired(at: now) {
+                try refuse(
+                    expired.frames,
+                    "overloaded: the request waited \(milliseconds) ms for its turn" + (held.map { " (held back: \($0))" } ?? ""))
+            }
+        }
+        // While held, nothing is taken on a turn the socket is quiet, so a timer ends the waits.
+        timer(dueAt: { hold() == nil ? nil : queue.nextExpiry }) { now in
+            try refuseExpired(at: now, held: hold())
+            queue.recordDepth()
+        }
         // What waits, in the queue or still on the socket, when the service stops: nothing is
         // handed over once a stop is requested, and nothing is left without an answer.
         onStop { _ in
@@ -185,14 +201,12 @@ public final class Bus {
         }
         onMessages(
             of: socket, endpoint: metrics.endpoint, pacing: pacing, batch: batch, answersRequests: true,
-            waiting: { [unowned self] in !queue.isEmpty && !isStopping },
+            waiting: { [unowned self] in !queue.isEmpty && !isStopping && hold() == nil },
             take: { [unowned self] () throws -> [RequestQueue.Waiting] in
                 guard !isStopping else { return [] }
                 defer { queue.recordDepth() }
-                let (now, uptime) = (clock.now, DispatchTime.now())
-                for expired in queue.takeExpired(at: now) {
-                    try refuse(expired.frames, "overloaded: the request waited more than \(milliseconds) ms for its turn")
-                }
+                let (now, uptime, held) = (clock.now, DispatchTime.now(), hold())
+                try refuseExpired(at: now, held: held)
                 // What waits on the socket, so that no request waits where its wait is not seen —
                 // at most a drain's worth a turn, so that a flood cannot hold the turn: the rest
                 // is taken on the next one, which comes at once. Once one request finds the queue
@@ -204,7 +218,7 @@ public final class Bus {
                     full = true
                     try refuse(frames, "overloaded: too many requests wait for their turn")
                 }
-                return queue.takeNext(batch)
+                return held == nil ? queue.takeNext(batch) : []
             }
         ) { (requests: [RequestQueue.Waiting]) in
             try respond(requests.map { ($0.frames, $0.uptime) })
@@ -226,8 +240,12 @@ public final class Bus {
         }
     }
 
-    /// Publishes events at `endpoint` (a PUB), with a heartbeat the bus sends on time.
-    public func publisher(name: String, epoch: String, at endpoint: String, lastSequence: UInt64) throws -> EventPublisher {
+    /// Publishes events at `endpoint` (a PUB), with a heartbeat the bus sends on time. A publisher
+    /// that follows other streams passes `follows`, its position in each, which its heartbeats
+    /// carry, every ``EventPublisher/progressInterval``.
+    public func publisher(
+        name: String, epoch: String, at endpoint: String, lastSequence: UInt64, follows: (() -> [FollowedPosition])? = nil
+    ) throws -> EventPublisher {
         let socket = try makeSocket(.pub) {
             try $0.setLinger(milliseconds: 500)
             try $0.setSendHighWaterMark(EventPublisher.sendHighWaterMark)
@@ -235,7 +253,7 @@ public final class Bus {
         }
         let publisher = EventPublisher(
             name: name, epoch: epoch, socket: socket, endpoint: binding.endpointName(of: endpoint), lastSequence: lastSequence,
-            codec: codec, now: clock.now)
+            follows: follows, codec: codec, now: clock.now)
         timer(dueAt: { publisher.nextHeartbeat }) { now in try publisher.sendHeartbeat(now: now) }
         return publisher
     }

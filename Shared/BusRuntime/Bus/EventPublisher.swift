@@ -8,12 +8,17 @@ import ZeroMQ
 
 /// A PUB socket that sends `[topic, envelope]` events and a heartbeat carrying the epoch and the
 /// latest sequence once a second, so subscribers also notice a lost *last* event and a restart.
+/// A publisher that follows other streams puts its position in each on its heartbeats
+/// (`follows`) and beats every ``progressInterval``: its sources hold their intake back while it
+/// is behind (``FollowerLag``), and a position a second old would hold them back that much longer.
 ///
 /// PUB drops at its high-water mark by design; the HWM is set high and subscribers rely on
 /// sequence numbers, not on delivery. Made by a ``Bus``, which sends the heartbeats; owned by its
 /// thread.
 public final class EventPublisher {
     public static let heartbeatInterval: TimeInterval = 1
+    /// The heartbeat interval of a publisher that reports its position in the streams it follows.
+    public static let progressInterval: TimeInterval = 0.1
     public static let sendHighWaterMark: Int32 = 100_000
 
     private let socket: ZMQSocket
@@ -29,10 +34,17 @@ public final class EventPublisher {
     public private(set) var lastSequence: UInt64
     /// When the next heartbeat is due; the first is due at once.
     public private(set) var nextHeartbeat: Date
+    /// Where this publisher stands in the streams it follows, asked at each heartbeat; nil for a
+    /// publisher that follows none.
+    private let follows: (() -> [FollowedPosition])?
+    private var interval: TimeInterval { follows == nil ? Self.heartbeatInterval : Self.progressInterval }
 
     /// A publisher on `socket` (a bound PUB, see ``Bus/publisher(name:epoch:at:lastSequence:)``).
     /// `lastSequence` is where the sequence stands now.
-    init(name: String, epoch: String, socket: ZMQSocket, endpoint: String, lastSequence: UInt64, codec: WireCodec, now: Date) {
+    init(
+        name: String, epoch: String, socket: ZMQSocket, endpoint: String, lastSequence: UInt64, follows: (() -> [FollowedPosition])?,
+        codec: WireCodec, now: Date
+    ) {
         published = Counter(MetricCatalog.busEventsPublished, ["endpoint": endpoint])
         self.name = name
         logger = Logger(label: name)
@@ -40,6 +52,7 @@ public final class EventPublisher {
         self.socket = socket
         self.lastSequence = lastSequence
         self.codec = codec
+        self.follows = follows
         nextHeartbeat = now
     }
 
@@ -53,9 +66,9 @@ public final class EventPublisher {
 
     /// Sends a heartbeat now and schedules the next one.
     func sendHeartbeat(now: Date) throws {
-        let payload = try codec.encode(
-            Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: HeartbeatBody(publisher: name, epoch: epoch, sequence: lastSequence)))
+        let body = HeartbeatBody(publisher: name, epoch: epoch, sequence: lastSequence, follows: follows?())
+        let payload = try codec.encode(Envelope(type: MessageType.heartbeat.rawValue, sentAt: now, body: body))
         try socket.send([Data(Topic.heartbeat.utf8), payload], dontWait: true)
-        nextHeartbeat = now.addingTimeInterval(Self.heartbeatInterval)
+        nextHeartbeat = now.addingTimeInterval(interval)
     }
 }

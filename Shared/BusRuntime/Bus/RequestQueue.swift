@@ -12,10 +12,12 @@ import Observability
 /// time on it. With an admission, the bus takes the requests waiting on the socket each turn
 /// (up to ``RequestQueue/drainLimit``) into a queue of its own, stamped with the time it took
 /// them, hands its handler the oldest up to the batch, and answers `unavailable` — retry
-/// shortly, nothing was done — to a request that waited longer than ``longestWait`` or that
-/// finds ``mostWaitingBytes`` already waiting. A refusal costs a small fraction of handling a
+/// shortly, nothing was done — to a request that waited ``longestWait`` or that finds
+/// ``mostWaitingBytes`` already waiting. A refusal costs a small fraction of handling a
 /// request, so the queue stays bounded however much is offered, and the service stays at most
-/// ``longestWait`` behind for as long as it can refuse what arrives.
+/// ``longestWait`` behind for as long as it can refuse what arrives. While the endpoint is held
+/// (a follower of the service is behind, ``FollowerLag``) nothing is handed over: requests wait
+/// in the queue, within the same bounds, until the hold ends or their wait runs out.
 public struct RequestAdmission: Sendable {
     /// The longest a request waits, from the turn that takes it off the socket, before it is refused.
     public var longestWait: TimeInterval
@@ -79,10 +81,15 @@ final class RequestQueue {
             for index in waiting.indices { waiting[index].taken = min(waiting[index].taken, now) }
         }
         var expired: [Waiting] = []
-        while let oldest = waiting.first, now.timeIntervalSince(oldest.taken) > admission.longestWait {
+        while let oldest = waiting.first, now.timeIntervalSince(oldest.taken) >= admission.longestWait {
             expired.append(removeFirst())
         }
         return expired
+    }
+
+    /// When the oldest request's wait runs out; nil when none waits.
+    var nextExpiry: Date? {
+        waiting.first.map { $0.taken.addingTimeInterval(admission.longestWait) }
     }
 
     /// The oldest `count` requests, to handle now.

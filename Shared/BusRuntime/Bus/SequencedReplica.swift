@@ -145,6 +145,10 @@ public final class SequencedReplica<Model: ReplicaModel> {
 
     public var isSynced: Bool { awaitedSnapshot == nil }
 
+    /// Where the replica stands in its owner's stream — every event up to ``sequence`` of
+    /// ``epoch`` applied — or nil before its first snapshot.
+    public var position: SequencePosition? { epoch.map { SequencePosition(epoch: $0, sequence: sequence) } }
+
     /// Fetches a fresh snapshot though nothing was missed on the bus: for a follower that found
     /// what it derived from the replica lost elsewhere (a file deleted by hand).
     public func resync(reason: String) throws {

@@ -42,7 +42,8 @@ extension BusEndpoint {
             EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest", "sync-agent", "push-gateway"])
         case .stateSnapshot: EndpointAccess(roles: [.operators], services: ["timeline-service", "metrics-ingest", "push-gateway"])
         case .timelines: EndpointAccess(roles: [.publishers, .operators], services: ["snapshot-writer", "push-gateway", "app-gateway"])
-        case .timelineEvents: EndpointAccess(roles: [.operators], services: ["snapshot-writer", "push-gateway", "app-gateway"])
+        case .timelineEvents:
+            EndpointAccess(roles: [.operators], services: ["snapshot-writer", "push-gateway", "app-gateway", "intent-handler"])
         case .metrics: EndpointAccess(roles: [.gateways, .operators], services: ["app-gateway"])
         case .metricsEvents, .metricsSnapshot: EndpointAccess(roles: [.operators], services: ["timeline-service"])
         case .sync, .syncEvents: EndpointAccess(roles: [.operators], services: [])

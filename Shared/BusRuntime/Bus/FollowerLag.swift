@@ -1,0 +1,83 @@
+import DequeModule
+import Foundation
+import WidgetBusProtocol
+
+/// How far behind a publisher's stream its followers are, from the positions their heartbeats
+/// report (``HeartbeatBody/follows``) and the moments the publisher published each sequence:
+/// what lets a publisher hold its intake back while a follower is behind, so that under overload
+/// the backlog waits — bounded, and refused past its wait — in the publisher's admission queue,
+/// not in libzmq's queues between the services, which grow with the offered load.
+///
+/// A follower's lag is how long the oldest event it has not reported applying has been out, 0
+/// once it reported the latest. Between its reports a follower is counted as not having moved:
+/// the figure is an upper bound, too high by at most a report interval and the heartbeat's way.
+/// A follower not heard for ``silence`` is not counted: one that is down re-syncs from a
+/// snapshot when it comes back, and the publisher must not stop for it meanwhile. A report of
+/// another epoch of the publisher (a follower that has not re-synced since a restart) is not
+/// counted either: its re-sync brings it up to date at once. Owned by the bus's thread.
+public struct FollowerLag {
+    /// The publisher whose stream the followers report on, by the name their reports give it.
+    public let publisher: String
+    /// The publisher's epoch: positions in another one are not in this stream.
+    public let epoch: String
+    /// How far behind a follower may fall before the publisher holds its intake back.
+    public let longestLag: TimeInterval
+    /// How long a follower may go unheard before it is no longer waited for.
+    public let silence: TimeInterval
+
+    /// The first sequence published at each moment, oldest first, back to the last moment more
+    /// than ``longestLag`` ago: a follower further behind is held back for whatever its exact lag.
+    private var published = Deque<(sequence: UInt64, at: Date)>()
+    private var lastSequence: UInt64
+    /// Each follower's latest report in this epoch, by the follower's name.
+    private var reports: [String: (sequence: UInt64, heard: Date)] = [:]
+
+    public init(publisher: String, epoch: String, lastSequence: UInt64, longestLag: TimeInterval, silence: TimeInterval = 2) {
+        self.publisher = publisher
+        self.epoch = epoch
+        self.lastSequence = lastSequence
+        self.longestLag = longestLag
+        self.silence = silence
+    }
+
+    /// Notes that every sequence up to `sequence` has been published, by `now`.
+    public mutating func published(through sequence: UInt64, at now: Date) {
+        guard sequence > lastSequence else { return }
+        published.append((lastSequence + 1, now))
+        lastSequence = sequence
+        while published.count > 1, now.timeIntervalSince(published[1].at) > longestLag { published.removeFirst() }
+    }
+
+    /// Takes a follower's heartbeat, heard at `now`.
+    public mutating func heard(_ beat: HeartbeatBody, at now: Date) {
+        let position = beat.follows?.first { $0.publisher == publisher && $0.epoch == epoch }
+        reports[beat.publisher] = position.map { ($0.sequence, now) }
+    }
+
+    /// How far behind `follower` is at `now`; nil when it is not counted (unheard for
+    /// ``silence``, or not following this epoch).
+    public func lag(of follower: String, at now: Date) -> TimeInterval? {
+        guard let report = reports[follower], now.timeIntervalSince(report.heard) <= silence else { return nil }
+        return lag(after: report.sequence, at: now)
+    }
+
+    /// The counted follower furthest behind, when it is more than ``longestLag`` behind at `now`.
+    public func tooFarBehind(at now: Date) -> (follower: String, lag: TimeInterval)? {
+        let worst = reports.keys.compactMap { follower in lag(of: follower, at: now).map { (follower, $0) } }.max { $0.1 < $1.1 }
+        guard let worst, worst.1 > longestLag else { return nil }
+        return worst
+    }
+
+    /// How long the event after `sequence` has been out at `now`: 0 when there is none.
+    private func lag(after sequence: UInt64, at now: Date) -> TimeInterval {
+        guard sequence < lastSequence, let first = published.first else { return 0 }
+        // The moment that published `sequence + 1`: the last whose first sequence is not after it.
+        var (low, high) = (0, published.count - 1)
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if published[middle].sequence <= sequence + 1 { low = middle } else { high = middle - 1 }
+        }
+        let at = published[low].sequence <= sequence + 1 ? published[low].at : first.at
+        return max(0, now.timeIntervalSince(at))
+    }
+}
