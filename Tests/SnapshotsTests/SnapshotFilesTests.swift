@@ -79,6 +79,46 @@ import WidgetDomain
         #expect(checkFindsADifference(files))
     }
 
+    /// A disk check of more files than a slice reads them in several jobs, the next handed over
+    /// once the one before has reported, so a batch handed over meanwhile is written between them;
+    /// a file changed by hand is found in whichever slice it is.
+    @Test func aDiskCheckReadsTheFilesASliceAtATimeWithBatchesBetween() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let files = try SnapshotFiles(root: root, waitingBudget: 64 << 20, codec: codec, logger: Logger(label: "test"))
+        let count = 2 * SnapshotFiles.checkSlice + 2
+        let paths = try (0..<count).map { try #require(files.take(try published("user-\($0)", version: 1), now: now)) }
+        #expect(files.write(paths, now: now).isEmpty)
+        finishBatch(of: files)
+
+        #expect(files.checkDisk(), "a check starts")
+        let late = try #require(files.take(try published("late", version: 1), now: now))
+        #expect(files.write([late], now: now).isEmpty)
+        files.disk.waitForJobs()
+        #expect(files.takeDiskReports(now: now) == false, "the first slice, then the batch behind it")
+        #expect(!files.isWriting && fileVersion("late") == 1)
+        #expect(!files.checkDisk(), "the check's second slice is on its way")
+        files.disk.waitForJobs()
+        #expect(files.takeDiskReports(now: now) == false)
+        #expect(!files.checkDisk(), "its third slice is on its way")
+        files.disk.waitForJobs()
+        #expect(files.takeDiskReports(now: now) == false)
+        #expect(files.checkDisk(), "\(count) files were read in three slices: the check is over, and a new one starts")
+        for _ in 0..<3 {
+            files.disk.waitForJobs()
+            #expect(files.takeDiskReports(now: now) == false)
+        }
+
+        try FileManager.default.removeItem(atPath: "\(root)/user-7/\(WidgetKind.tensionCheck.rawValue).json")
+        var found = false
+        #expect(files.checkDisk())
+        for _ in 0..<3 where !found {
+            files.disk.waitForJobs()
+            found = files.takeDiskReports(now: now)
+        }
+        #expect(found, "the deleted file is found in its slice")
+        #expect(files.checkDisk(), "a difference ends the check: the re-sync reads every file again")
+    }
+
     /// A failed file of a batch waits again, with its timeline, and is tried after the retry delay.
     @Test func aFileThatFailsWaitsAgainForItsRetry() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }

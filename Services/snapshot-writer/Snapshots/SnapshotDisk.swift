@@ -10,7 +10,8 @@ import WidgetBusProtocol
 /// ``takeReports()``, and ``wakeUps`` tells the bus thread.
 ///
 /// A batch waits for the device twice (``AtomicFileWriter/write(_:)``), which on a busy disk takes
-/// from milliseconds to seconds, and a check reads every file, seconds at 80,000 files. Were they
+/// from milliseconds to seconds, and a check reads every file, seconds at 80,000 files (handed
+/// over a slice at a time, so that batches go between them: ``SnapshotFiles/checkDisk()``). Were they
 /// done on the bus thread, the timeline events arriving meanwhile would wait in libzmq's queues,
 /// which hold every one of them; done here, the bus thread keeps taking them into
 /// ``SnapshotFiles``, which keeps one per file within its budget. So snapshot-writer's memory

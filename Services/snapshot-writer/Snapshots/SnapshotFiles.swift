@@ -26,6 +26,10 @@ final class SnapshotFiles {
     static let retryDelay: TimeInterval = 1
     /// Fetches awaited at once, at most: they bound the fetched timelines in memory beyond the budget.
     static let fetchesAwaited = 256
+    /// The files a disk check reads in one job on the disk's thread. The jobs run one after the
+    /// other, so a batch handed over during a check waits for one slice, not for every file
+    /// (seconds at 80,000 files); and the loop makes the paths of one slice at a time.
+    static let checkSlice = 1_024
 
     /// Writes each batch on a thread of its own.
     let disk: SnapshotDisk
@@ -35,6 +39,8 @@ final class SnapshotFiles {
     private var writingHeaders: [SnapshotPath: WidgetSnapshot.Header] = [:]
     /// Whether a disk check is on its way (``checkDisk()``).
     private var checking = false
+    /// The files the check on its way has not handed to the disk yet, a slice at a time.
+    private var unchecked: [SnapshotPath] = []
     private let root: String
     private let codec: WireCodec
     private let logger: Logger
@@ -283,15 +289,35 @@ final class SnapshotFiles {
     /// widget's, version's or zone's file; the answer comes to ``takeDiskReports(now:)``. A file with a
     /// write waiting or being written is not read: that write brings it up to date anyway; nor is
     /// one given a fetched timeline ahead of the events: the event of that timeline is on its
-    /// way. A check still on its way is not started again.
-    func checkDisk() {
-        guard !checking else { return }
-        let believed = reflected.compactMap { path, header in
-            waiting[path] == nil && writingHeaders[path] == nil && fetchedAhead[path] == nil ? (path.file, header.stamp) : nil
+    /// way. A check still on its way is not started again. The files are read ``checkSlice`` at a
+    /// time, each slice once the one before has reported, so the batches written meanwhile go
+    /// between them; each file is judged when its slice is handed over. Returns whether a check
+    /// started.
+    @discardableResult
+    func checkDisk() -> Bool {
+        guard !checking else { return false }
+        unchecked = Array(reflected.keys)
+        checking = checkNextSlice()
+        return checking
+    }
+
+    /// Hands the disk the next slice of ``unchecked`` that has a file to read; false when none is left.
+    private func checkNextSlice() -> Bool {
+        while !unchecked.isEmpty {
+            let slice = unchecked.suffix(Self.checkSlice)
+            unchecked.removeLast(slice.count)
+            let believed = slice.compactMap { path -> (file: String, stamp: WidgetSnapshot.Stamp)? in
+                guard let header = reflected[path], waiting[path] == nil, writingHeaders[path] == nil, fetchedAhead[path] == nil else {
+                    return nil
+                }
+                return (path.file, header.stamp)
+            }
+            if !believed.isEmpty {
+                disk.check(believed)
+                return true
+            }
         }
-        guard !believed.isEmpty else { return }
-        checking = true
-        disk.check(believed)
+        return false
     }
 
     /// Takes what the jobs on the disk's thread reported since the last call; returns whether a
@@ -304,7 +330,9 @@ final class SnapshotFiles {
                 finishWrite(outcome, now: now)
                 return anyDiffers
             case .checked(let differs):
-                checking = false
+                // A difference ends the check: the re-sync it brings reads every file again.
+                if differs { unchecked = [] }
+                checking = checkNextSlice()
                 return anyDiffers || differs
             }
         }
