@@ -74,6 +74,9 @@ public enum MetricCatalog {
     public static let followerLag = MetricDescription(
         name: "widgetbus_follower_lag_seconds", kind: .gauge, labels: ["follower"],
         help: "How far a follower of the state events was behind at its latest heartbeat: how long the oldest event it had not applied had been out (0: caught up). Intents are held back while it is more than WIDGETBUS_TIMELINE_LONGEST_LAG_MS behind.")
+    public static let intentsHeld = MetricDescription(
+        name: "widgetbus_intents_held", kind: .gauge, labels: [],
+        help: "1 while intent-handler holds intents back because timeline-service is too far behind the state events, 0 otherwise.")
     public static let syncBacklogRecords = MetricDescription(
         name: "widgetbus_sync_backlog_records", kind: .gauge, labels: [],
         help: "Records waiting to be synced, read from the store every 15 s.")
@@ -186,7 +189,7 @@ public enum MetricCatalog {
     public static let all: [MetricDescription] = [
         busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busRequestsWaiting, busRequestsShed, busEventsPublished,
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
-        intentStatesCached, followerLag, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
+        intentStatesCached, followerLag, intentsHeld, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize, snapshotFileLag,
         snapshotTimelinesFetched, snapshotWaitingBytes, snapshotFilesWaiting,
         metricSamples, metricMessagesRefused,

@@ -67,8 +67,8 @@ public final class MetricsReplica {
     public var sequence: UInt64 { engine.sequence }
     public var snapshotCount: Int { engine.snapshotCount }
     public var isSynced: Bool { engine.isSynced }
-    /// Where the replica stands in its owner's stream; nil before its first snapshot.
-    public var position: SequencePosition? { engine.position }
+    /// Where the replica stands in its owner's stream while it follows it (``SequencedReplica/followingPosition(at:)``).
+    public func followingPosition(at now: Date) -> SequencePosition? { engine.followingPosition(at: now) }
 
     /// The user's aggregate with its version; nil for a user metrics-ingest has never measured.
     public func record(user: String) -> MetricsRecord? {

@@ -151,8 +151,8 @@ public final class StateReplica {
     public var sequence: UInt64 { engine.sequence }
     public var snapshotCount: Int { engine.snapshotCount }
     public var isSynced: Bool { engine.isSynced }
-    /// Where the replica stands in its owner's stream; nil before its first snapshot.
-    public var position: SequencePosition? { engine.position }
+    /// Where the replica stands in its owner's stream while it follows it (``SequencedReplica/followingPosition(at:)``).
+    public func followingPosition(at now: Date) -> SequencePosition? { engine.followingPosition(at: now) }
 
     public func record(user: String, app: WidgetApp) -> StateRecord? {
         engine.model.states[Key(user: user, app: app)]

@@ -43,12 +43,12 @@ public final class WidgetReplicas {
         ) { pending.metrics += $0 }
     }
 
-    /// Where each replica stands in its owner's stream, for the heartbeats of a service that
-    /// derives from them: its owners hold their intake back while it is behind.
-    public var followedPositions: [FollowedPosition] {
-        [(BusEndpoint.stateEvents.owner, state.position), (BusEndpoint.metricsEvents.owner, metrics.position)].compactMap { owner, position in
-            position.map { FollowedPosition(publisher: owner, epoch: $0.epoch, sequence: $0.sequence) }
-        }
+    /// Where each replica that follows its owner at `now` stands in its stream
+    /// (``SequencedReplica/followingPosition(at:)``), for the heartbeats of a service that derives
+    /// from them: its owners hold their intake back while it is behind.
+    public func followedPositions(at now: Date) -> [FollowedPosition] {
+        [(BusEndpoint.stateEvents.owner, state.followingPosition(at: now)), (BusEndpoint.metricsEvents.owner, metrics.followingPosition(at: now))]
+            .compactMap { owner, position in position.map { FollowedPosition(publisher: owner, epoch: $0.epoch, sequence: $0.sequence) } }
     }
 
     /// Re-syncs of either replica so far: a reader re-checks what it derived after each.

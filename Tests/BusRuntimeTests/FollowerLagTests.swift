@@ -23,8 +23,10 @@ import WidgetBusProtocol
             ])
     }
 
-    func lag(longest: TimeInterval = 1, lastSequence: UInt64 = 10) -> FollowerLag {
-        FollowerLag(publisher: "intent-handler", epoch: "e1", lastSequence: lastSequence, longestLag: longest, silence: 2)
+    func lag(longest: TimeInterval = 1, fewestEventsBehind: UInt64 = 1, lastSequence: UInt64 = 10) -> FollowerLag {
+        FollowerLag(
+            publisher: "intent-handler", epoch: "e1", lastSequence: lastSequence, longestLag: longest, fewestEventsBehind: fewestEventsBehind,
+            silence: 2)
     }
 
     @Test func aFollowerIsAsFarBehindAsTheOldestEventItHasNotAppliedHasBeenOut() {
@@ -70,6 +72,15 @@ import WidgetBusProtocol
         #expect(lag.lag(of: "timeline-service", at: at(2.3)) == nil, "follows another publisher only")
         lag.heard(HeartbeatBody(publisher: "timeline-service", epoch: "f1", sequence: 7), at: at(2.4))
         #expect(lag.tooFarBehind(at: at(2.4)) == nil, "a heartbeat without positions: not synced with anything")
+    }
+
+    @Test func aFollowerIsTooFarBehindOnlyWhenItIsAlsoEnoughEventsBehind() {
+        var lag = lag(fewestEventsBehind: 3)
+        lag.published(through: 12, at: at(0))
+        lag.heard(beat(at: 10), at: at(1.5))
+        #expect(lag.tooFarBehind(at: at(1.5)) == nil, "1.5 s but 2 events behind: a stall at a trickle")
+        lag.published(through: 13, at: at(1.5))
+        #expect(lag.tooFarBehind(at: at(1.5))?.lag == 1.5, "3 events behind as well")
     }
 
     @Test func theFollowerFurthestBehindIsTheOneThatHolds() {

@@ -239,6 +239,11 @@ import ZeroMQ
             ])
         let gaps = zip(synced.dropFirst(), synced).map { later, earlier in later.sentAt.timeIntervalSince(earlier.sentAt) }
         #expect(gaps.allSatisfy { abs($0 - EventPublisher.progressInterval) < 0.002 }, "\(gaps)")
+
+        // Nothing heard of either owner for more than 3 s (no event, no heartbeat): cut off, it
+        // follows neither, and its position, which no longer moves, holds neither back.
+        harness.clock.advance(by: 3)  // SequencedReplica.followingSilence
+        #expect(try heartbeats(2).last?.body.follows == [])
     }
 
     @Test func aTimelineAskedAtAVersionWaitsUntilTheReplicaHasItOrAnswersUnavailableAfterTheWait() throws {

@@ -145,17 +145,26 @@ extension IntentHandlerService {
 /// drops. Holding intents while it is behind keeps that backlog within the longest lag; the
 /// intents held wait in the admission's queue, bounded in time and bytes. Owned by the bus's thread.
 final class TimelineFollowing {
+    /// How many events behind timeline-service must be, beside the longest lag, for intents to be
+    /// held: about half a second of intents at 2,000 a second, a backlog of about a megabyte
+    /// that costs nothing — so a moment's stall of timeline-service at a light load holds nothing.
+    static let fewestEventsBehind: UInt64 = 1_000
+
     private var lag: FollowerLag
     private let codec: WireCodec
     /// `widgetbus_follower_lag_seconds{follower}`, by the follower's name.
     private var gauges: [String: Gauge] = [:]
+    /// `widgetbus_intents_held`, and whether it says held.
+    private let heldGauge = Gauge(MetricCatalog.intentsHeld)
+    private var held = false
 
     /// Follows the heartbeats published at `endpoint` on `bus`, measuring lags in the stream of
     /// `publisher` in `epoch`, which stands at `lastSequence`.
     init(
         bus: Bus, endpoint: String, publisher: String, epoch: String, lastSequence: UInt64, longestLag: TimeInterval
     ) throws {
-        lag = FollowerLag(publisher: publisher, epoch: epoch, lastSequence: lastSequence, longestLag: longestLag)
+        lag = FollowerLag(
+            publisher: publisher, epoch: epoch, lastSequence: lastSequence, longestLag: longestLag, fewestEventsBehind: Self.fewestEventsBehind)
         codec = bus.codec
         try bus.subscribe(to: endpoint, topics: [Topic.heartbeat]) { [unowned self, clock = bus.clock] frames in
             heard(frames, at: clock.now)
@@ -169,7 +178,12 @@ final class TimelineFollowing {
 
     /// Why intents are held at `now`: the follower furthest behind, when it is too far; nil otherwise.
     func holdReason(at now: Date) -> String? {
-        lag.tooFarBehind(at: now).map {
+        let behind = lag.tooFarBehind(at: now)
+        if (behind != nil) != held {
+            held.toggle()
+            heldGauge.record(held ? 1 : 0)
+        }
+        return behind.map {
             "\($0.follower) is \(Int($0.lag * 1000)) ms behind the state events, more than \(Int(lag.longestLag * 1000)) ms"
         }
     }
@@ -203,7 +217,7 @@ extension EnvironmentSetting {
     /// load drops timeline-service has caught up within about this long.
     public static let timelineLongestLag = EnvironmentSetting(
         variable: "WIDGETBUS_TIMELINE_LONGEST_LAG_MS", defaultValue: "1000",
-        purpose: "milliseconds timeline-service may fall behind the state events (by its heartbeats) before intent-handler holds intents back; held intents wait within WIDGETBUS_INTENT_LONGEST_WAIT_MS (0: do not follow timeline-service)")
+        purpose: "milliseconds timeline-service may fall behind the state events (by its heartbeats, and 1,000 events too) before intent-handler holds intents back; held intents wait within WIDGETBUS_INTENT_LONGEST_WAIT_MS (0: do not follow timeline-service)")
     public static let intentLongestWait = EnvironmentSetting(
         variable: "WIDGETBUS_INTENT_LONGEST_WAIT_MS", defaultValue: "500",
         purpose: "milliseconds an intent may wait in intent-handler before it is refused with unavailable (overload), unhandled")

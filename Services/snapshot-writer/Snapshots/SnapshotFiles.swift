@@ -380,6 +380,7 @@ final class SnapshotFiles {
     /// outcome taken (a file that failed in it waits again, for its retry), writes the waiting
     /// snapshot of each of the files `due` then names, on this thread.
     func writeBeforeStop(now: Date, due: () -> [SnapshotPath]) {
+        unchecked = []  // a check on its way ends with its slice on the disk: nothing needs the rest
         disk.waitForJobs()
         _ = takeDiskReports(now: now)
         let (batch, _) = takeBatch(due())

@@ -58,7 +58,7 @@ public struct TimelineService: BusService {
             metricsSnapshotEndpoint: configuration.metricsSnapshotEndpoint, logger: logger)
         let publisher = try bus.publisher(
             name: "timeline-service", epoch: PublisherEpoch.random(), at: configuration.timelineEventsEndpoint, lastSequence: 0,
-            follows: { replicas.followedPositions })
+            follows: { [clock = bus.clock] in replicas.followedPositions(at: clock.now) })
         let builder = TimelineResponder(replicas: replicas, codec: bus.codec, epoch: publisher.epoch)
         var refreshes = RefreshSchedule<UserWidget>()
         let metrics = TimelineMetrics()

@@ -24,7 +24,7 @@ struct WatchCommand: ParsableCommand {
     var heartbeats = false
 
     /// Subscriptions reach a publisher some time after they are made, and what it publishes
-    /// before is not received. A publisher's heartbeat (one a second) is the first sign that its
+    /// before is not received. A publisher's heartbeat (one a second; timeline-service's ten) is the first sign that its
     /// subscription is in place, so once both publishers' have come, stderr says so: from then on
     /// nothing published is missed.
     static let watchingNotice = "watching: subscribed to intent-handler's and timeline-service's events"

@@ -39,7 +39,7 @@ public final class EventPublisher {
     private let follows: (() -> [FollowedPosition])?
     private var interval: TimeInterval { follows == nil ? Self.heartbeatInterval : Self.progressInterval }
 
-    /// A publisher on `socket` (a bound PUB, see ``Bus/publisher(name:epoch:at:lastSequence:)``).
+    /// A publisher on `socket` (a bound PUB, see ``Bus/publisher(name:epoch:at:lastSequence:follows:)``).
     /// `lastSequence` is where the sequence stands now.
     init(
         name: String, epoch: String, socket: ZMQSocket, endpoint: String, lastSequence: UInt64, follows: (() -> [FollowedPosition])?,

@@ -11,6 +11,10 @@ import WidgetBusProtocol
 /// A follower's lag is how long the oldest event it has not reported applying has been out, 0
 /// once it reported the latest. Between its reports a follower is counted as not having moved:
 /// the figure is an upper bound, too high by at most a report interval and the heartbeat's way.
+/// A follower is too far behind when it is both more than ``longestLag`` and at least
+/// ``fewestEventsBehind`` events behind: a few events behind a follower that stalled for a
+/// moment at a trickle of load cost nothing, and holding the intake back for them would only
+/// refuse what it could take.
 /// A follower not heard for ``silence`` is not counted: one that is down re-syncs from a
 /// snapshot when it comes back, and the publisher must not stop for it meanwhile. A report of
 /// another epoch of the publisher (a follower that has not re-synced since a restart) is not
@@ -22,21 +26,31 @@ public struct FollowerLag {
     public let epoch: String
     /// How far behind a follower may fall before the publisher holds its intake back.
     public let longestLag: TimeInterval
+    /// How many events behind a follower must be, as well, to be too far behind.
+    public let fewestEventsBehind: UInt64
     /// How long a follower may go unheard before it is no longer waited for.
     public let silence: TimeInterval
 
     /// The first sequence published at each moment, oldest first, back to the last moment more
-    /// than ``longestLag`` ago: a follower further behind is held back for whatever its exact lag.
+    /// than ``longestLag`` ago (a follower further behind is too far behind whatever its exact
+    /// lag), and at most ``mostMoments``.
     private var published = Deque<(sequence: UInt64, at: Date)>()
+    /// The most publishing moments kept: what bounds them should the wall clock step back, which
+    /// stops them ageing (the lag of a follower behind them all then reads as their oldest's).
+    static let mostMoments = 65_536
     private var lastSequence: UInt64
     /// Each follower's latest report in this epoch, by the follower's name.
     private var reports: [String: (sequence: UInt64, heard: Date)] = [:]
 
-    public init(publisher: String, epoch: String, lastSequence: UInt64, longestLag: TimeInterval, silence: TimeInterval = 2) {
+    public init(
+        publisher: String, epoch: String, lastSequence: UInt64, longestLag: TimeInterval, fewestEventsBehind: UInt64,
+        silence: TimeInterval = 2
+    ) {
         self.publisher = publisher
         self.epoch = epoch
         self.lastSequence = lastSequence
         self.longestLag = longestLag
+        self.fewestEventsBehind = fewestEventsBehind
         self.silence = silence
     }
 
@@ -45,7 +59,9 @@ public struct FollowerLag {
         guard sequence > lastSequence else { return }
         published.append((lastSequence + 1, now))
         lastSequence = sequence
-        while published.count > 1, now.timeIntervalSince(published[1].at) > longestLag { published.removeFirst() }
+        while published.count > Self.mostMoments || (published.count > 1 && now.timeIntervalSince(published[1].at) > longestLag) {
+            published.removeFirst()
+        }
     }
 
     /// Takes a follower's heartbeat, heard at `now`.
@@ -57,15 +73,27 @@ public struct FollowerLag {
     /// How far behind `follower` is at `now`; nil when it is not counted (unheard for
     /// ``silence``, or not following this epoch).
     public func lag(of follower: String, at now: Date) -> TimeInterval? {
-        guard let report = reports[follower], now.timeIntervalSince(report.heard) <= silence else { return nil }
+        guard let report = counted(follower, at: now) else { return nil }
         return lag(after: report.sequence, at: now)
     }
 
-    /// The counted follower furthest behind, when it is more than ``longestLag`` behind at `now`.
+    /// The counted follower furthest behind, when it is too far behind at `now`: more than
+    /// ``longestLag`` and at least ``fewestEventsBehind`` events.
     public func tooFarBehind(at now: Date) -> (follower: String, lag: TimeInterval)? {
-        let worst = reports.keys.compactMap { follower in lag(of: follower, at: now).map { (follower, $0) } }.max { $0.1 < $1.1 }
-        guard let worst, worst.1 > longestLag else { return nil }
+        let behind = reports.keys.compactMap { follower -> (String, TimeInterval)? in
+            guard let report = counted(follower, at: now), lastSequence - min(report.sequence, lastSequence) >= fewestEventsBehind else {
+                return nil
+            }
+            return (follower, lag(after: report.sequence, at: now))
+        }
+        guard let worst = behind.max(by: { $0.1 < $1.1 }), worst.1 > longestLag else { return nil }
         return worst
+    }
+
+    /// `follower`'s latest report, when it is heard within ``silence`` of `now`.
+    private func counted(_ follower: String, at now: Date) -> (sequence: UInt64, heard: Date)? {
+        guard let report = reports[follower], now.timeIntervalSince(report.heard) <= silence else { return nil }
+        return report
     }
 
     /// How long the event after `sequence` has been out at `now`: 0 when there is none.

@@ -72,7 +72,7 @@ final class RequestQueue {
         return true
     }
 
-    /// The requests at the front that waited longer than ``RequestAdmission/longestWait`` at `now`.
+    /// The requests at the front that waited ``RequestAdmission/longestWait`` or longer at `now`.
     /// The wait is on the bus's clock, which a test sets; should that clock step back, the
     /// waits start again from `now` rather than stop being counted until it catches up (a step
     /// forward refuses what waits: a refusal is safe to resend).

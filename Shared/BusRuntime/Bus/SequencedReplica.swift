@@ -95,6 +95,9 @@ public final class SequencedReplica<Model: ReplicaModel> {
     public static var longestSnapshotTimeout: TimeInterval { 32 }
     /// Events held while a snapshot is awaited; past this the queue is dropped and re-fetched.
     public static var maxQueuedEvents: Int { 100_000 }
+    /// How long a replica may hear nothing of its owner (no event, no heartbeat: owners beat
+    /// every second) and still say it follows it (``followingPosition(at:)``).
+    public static var followingSilence: TimeInterval { 3 }
 
     public private(set) var model: Model
     /// The owner's epoch the replica is synced in; nil before the first snapshot.
@@ -109,6 +112,8 @@ public final class SequencedReplica<Model: ReplicaModel> {
     private let clock: any WallClock
     private let logger: Logger
     private var awaitedSnapshot: (id: String, deadline: Date)?
+    /// When the owner's last event or heartbeat was taken.
+    private var lastHeard: Date?
     /// The wait of the next snapshot request: ``snapshotTimeout``, doubled after each timeout.
     private var snapshotWait = SequencedReplica.snapshotTimeout
     private var queued: [Model.Event] = []
@@ -146,8 +151,15 @@ public final class SequencedReplica<Model: ReplicaModel> {
     public var isSynced: Bool { awaitedSnapshot == nil }
 
     /// Where the replica stands in its owner's stream — every event up to ``sequence`` of
-    /// ``epoch`` applied — or nil before its first snapshot.
-    public var position: SequencePosition? { epoch.map { SequencePosition(epoch: $0, sequence: sequence) } }
+    /// ``epoch`` applied — while it follows it at `now`: synced, and heard from within
+    /// ``followingSilence``. Nil before its first snapshot, while it waits for a new one (the
+    /// snapshot brings it up to date at once) and while cut off from the owner: an owner that
+    /// holds its intake back while this replica is behind must not hold it for a position that
+    /// is not moving for want of events.
+    public func followingPosition(at now: Date) -> SequencePosition? {
+        guard let epoch, isSynced, let lastHeard, now.timeIntervalSince(lastHeard) <= Self.followingSilence else { return nil }
+        return SequencePosition(epoch: epoch, sequence: sequence)
+    }
 
     /// Fetches a fresh snapshot though nothing was missed on the bus: for a follower that found
     /// what it derived from the replica lost elsewhere (a file deleted by hand).
@@ -158,6 +170,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
 
     private func receiveEvent(_ frames: [Data]) throws {
         guard frames.count == 2 else { return }
+        lastHeard = clock.now
         if frames[0] == Data(Topic.heartbeat.utf8) {
             guard let beat = try? codec.decode(Envelope<HeartbeatBody>.self, from: frames[1]) else { return }
             // A heartbeat behind the replica in its own epoch was sent before the snapshot it
@@ -195,6 +208,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
         guard let payload = frames.last, let awaited = awaitedSnapshot,
             let reply = model.decodeSnapshotReply(payload, codec: codec), reply.inReplyTo == awaited.id
         else { return }
+        lastHeard = clock.now
         let differences = model.replace(with: reply.snapshot)
         let position = Model.position(of: reply.snapshot)
         (epoch, sequence) = (position.epoch, position.sequence)
