@@ -96,15 +96,27 @@ final class IntentDriver {
 
     // MARK: - Set-up
 
+    /// How long a set-up message refused `unavailable` (intent-handler overloaded, or holding
+    /// intents while timeline-service catches up) waits before it is sent again, with its id.
+    static let setupResendDelay: Duration = .milliseconds(250)
+
     /// Sends every user's set-up messages (closed loop, `window` in flight) and returns the state
-    /// versions they committed, so the caller can wait for their timelines.
+    /// versions they committed, so the caller can wait for their timelines. A message refused
+    /// `unavailable` was not handled: it is sent again, as any client would, after
+    /// ``setupResendDelay``.
     func setUp(window: Int) throws -> [UserApp: UInt64] {
         var expected: [UserApp: UInt64] = [:]
         var inFlight: [String: (user: Int, message: PlannedMessage)] = [:]
+        var refused: [(id: String, user: Int, message: PlannedMessage, due: ContinuousClock.Instant)] = []
         var next = 0  // users are set up in turn, one message each per pass
         var remaining = users.count * LoadWorkload.setupCount
         var lastReply = ContinuousClock.now
         while remaining > 0 {
+            while inFlight.count < window, let resend = refused.first, resend.due <= .now {
+                refused.removeFirst()
+                try send(id: resend.id, user: resend.user, message: resend.message)
+                inFlight[resend.id] = (resend.user, resend.message)
+            }
             while inFlight.count < window, let user = nextUserNeedingSetup(from: &next) {
                 let message = LoadWorkload.setup(step: users[user].setupDone, for: users[user])
                 let id = nextID("setup")
@@ -121,6 +133,10 @@ final class IntentDriver {
             while let (reply, _) = try receiveReply() {
                 guard let id = reply.inReplyTo, let (user, message) = inFlight.removeValue(forKey: id) else { continue }
                 lastReply = .now
+                if reply.body?.code == ErrorCode.unavailable.rawValue {
+                    refused.append((id, user, message, .now + Self.setupResendDelay))
+                    continue
+                }
                 if let code = reply.body?.code {
                     throw LoadTestError(
                         "set-up \(message.type.rawValue) for \(users[user].name) refused: \(code): \(reply.body?.message ?? "")")
