@@ -73,7 +73,7 @@ public enum MetricCatalog {
         help: "User states kept decoded in memory (at most WIDGETBUS_STATE_CAPACITY), as of the last commit that changed one.")
     public static let followerLag = MetricDescription(
         name: "widgetbus_follower_lag_seconds", kind: .gauge, labels: ["follower"],
-        help: "How far a follower of the state events was behind at its latest heartbeat: how long the oldest event it had not applied had been out (0: caught up). Intents are held back while it is more than WIDGETBUS_TIMELINE_LONGEST_LAG_MS behind.")
+        help: "How far a follower of the state events was behind at its latest heartbeat: how long the oldest event it had not applied had been out (0: caught up). Intents are held back while it is more than WIDGETBUS_TIMELINE_LONGEST_LAG_MS and at least 1,000 events behind.")
     public static let intentsHeld = MetricDescription(
         name: "widgetbus_intents_held", kind: .gauge, labels: [],
         help: "1 while intent-handler holds intents back because timeline-service is too far behind the state events, 0 otherwise.")

@@ -94,6 +94,18 @@ import WidgetBusProtocol
         #expect(behind?.lag.isApproximately(2.5) == true)
     }
 
+    @Test func aFollowerBehindEveryMomentKeptIsTooFarBehindHoweverYoungTheOldestIs() {
+        var lag = lag(longest: 60)
+        let moments = FollowerLag.mostMoments + 10
+        for index in 0..<moments { lag.published(through: UInt64(10 + index + 1), at: at(Double(index) / 10_000)) }
+        lag.heard(beat(at: 10), at: at(7))
+        let behind = lag.tooFarBehind(at: at(7))
+        #expect(behind?.follower == "timeline-service", "its next event went out before the oldest moment kept")
+        #expect((behind?.lag ?? 60) < 60, "the oldest kept is younger than the longest lag")
+        lag.heard(beat(at: UInt64(10 + moments - 5)), at: at(7))
+        #expect(lag.tooFarBehind(at: at(7)) == nil, "5 events behind, 0.45 s: within")
+    }
+
     @Test func momentsOlderThanTheLongestLagAreLetGoWithoutChangingTheVerdict() {
         var lag = lag(longest: 1)
         for second in 0..<100 { lag.published(through: UInt64(11 + second), at: at(Double(second))) }

@@ -139,7 +139,7 @@ import ZeroMQ
         #expect(Harness.version(of: try harness.reply()) == latest + 2)
 
         // It goes silent behind a burst: after 2 s unheard it is no longer waited for.
-        try harness.reportTimelineService(at: latest, of: epoch)
+        try harness.reportTimelineService(at: latest + 2, of: epoch)
         try harness.tapBurst(backlog, named: "second")
         harness.clock.advance(by: 1.8)
         try harness.sendIntent("e")

@@ -142,8 +142,9 @@ extension IntentHandlerService {
 /// Why the one service that writes holds back for one that follows: under overload on shared
 /// cores timeline-service gets less CPU than its events need, and what it has not taken waits in
 /// libzmq's queues, which grow with the offered load and take as long to drain once the load
-/// drops. Holding intents while it is behind keeps that backlog within the longest lag; the
-/// intents held wait in the admission's queue, bounded in time and bytes. Owned by the bus's thread.
+/// drops. Holding intents while it is behind keeps that backlog within the longest lag (or
+/// ``fewestEventsBehind``, if that is more); the intents held wait in the admission's queue,
+/// bounded in time and bytes. Owned by the bus's thread.
 final class TimelineFollowing {
     /// How many events behind timeline-service must be, beside the longest lag, for intents to be
     /// held: about half a second of intents at 2,000 a second, a backlog of about a megabyte

@@ -36,7 +36,8 @@ public struct FollowerLag {
     /// lag), and at most ``mostMoments``.
     private var published = Deque<(sequence: UInt64, at: Date)>()
     /// The most publishing moments kept: what bounds them should the wall clock step back, which
-    /// stops them ageing (the lag of a follower behind them all then reads as their oldest's).
+    /// stops them ageing, or with a long ``longestLag`` and many publishing turns a second. A
+    /// follower behind every moment kept is too far behind, however young the oldest is.
     static let mostMoments = 65_536
     private var lastSequence: UInt64
     /// Each follower's latest report in this epoch, by the follower's name.
@@ -80,14 +81,20 @@ public struct FollowerLag {
     /// The counted follower furthest behind, when it is too far behind at `now`: more than
     /// ``longestLag`` and at least ``fewestEventsBehind`` events.
     public func tooFarBehind(at now: Date) -> (follower: String, lag: TimeInterval)? {
-        let behind = reports.keys.compactMap { follower -> (String, TimeInterval)? in
+        let behind = reports.keys.compactMap { follower -> (follower: String, lag: TimeInterval)? in
             guard let report = counted(follower, at: now), lastSequence - min(report.sequence, lastSequence) >= fewestEventsBehind else {
                 return nil
             }
-            return (follower, lag(after: report.sequence, at: now))
+            let lag = lag(after: report.sequence, at: now)
+            return lag > longestLag || isBehindEveryMoment(report.sequence) ? (follower, lag) : nil
         }
-        guard let worst = behind.max(by: { $0.1 < $1.1 }), worst.1 > longestLag else { return nil }
-        return worst
+        return behind.max { $0.lag < $1.lag }
+    }
+
+    /// Whether the event after `sequence` went out before every moment kept.
+    private func isBehindEveryMoment(_ sequence: UInt64) -> Bool {
+        guard sequence < lastSequence, let first = published.first else { return false }
+        return sequence + 1 < first.sequence
     }
 
     /// `follower`'s latest report, when it is heard within ``silence`` of `now`.
@@ -96,7 +103,8 @@ public struct FollowerLag {
         return report
     }
 
-    /// How long the event after `sequence` has been out at `now`: 0 when there is none.
+    /// How long the event after `sequence` has been out at `now`: 0 when there is none; for one
+    /// that went out before every moment kept, the oldest moment's age (less than its own).
     private func lag(after sequence: UInt64, at now: Date) -> TimeInterval {
         guard sequence < lastSequence, let first = published.first else { return 0 }
         // The moment that published `sequence + 1`: the last whose first sequence is not after it.

@@ -112,7 +112,7 @@ public final class SequencedReplica<Model: ReplicaModel> {
     private let clock: any WallClock
     private let logger: Logger
     private var awaitedSnapshot: (id: String, deadline: Date)?
-    /// When the owner's last event or heartbeat was taken.
+    /// When the owner's last event, heartbeat or snapshot was taken.
     private var lastHeard: Date?
     /// The wait of the next snapshot request: ``snapshotTimeout``, doubled after each timeout.
     private var snapshotWait = SequencedReplica.snapshotTimeout

@@ -99,15 +99,19 @@ final class IntentDriver {
     /// How long a set-up message refused `unavailable` (intent-handler overloaded, or holding
     /// intents while timeline-service catches up) waits before it is sent again, with its id.
     static let setupResendDelay: Duration = .milliseconds(250)
+    /// How often one set-up message is sent before its refusal ends the run: refused for about
+    /// ten seconds, intent-handler is not catching up.
+    static let setupAttempts = 40
 
     /// Sends every user's set-up messages (closed loop, `window` in flight) and returns the state
     /// versions they committed, so the caller can wait for their timelines. A message refused
     /// `unavailable` was not handled: it is sent again, as any client would, after
-    /// ``setupResendDelay``.
+    /// ``setupResendDelay``, up to ``setupAttempts`` times in all.
     func setUp(window: Int) throws -> [UserApp: UInt64] {
         var expected: [UserApp: UInt64] = [:]
         var inFlight: [String: (user: Int, message: PlannedMessage)] = [:]
         var refused: [(id: String, user: Int, message: PlannedMessage, due: ContinuousClock.Instant)] = []
+        var attempts: [String: Int] = [:]  // by id, for the messages refused so far
         var next = 0  // users are set up in turn, one message each per pass
         var remaining = users.count * LoadWorkload.setupCount
         var lastReply = ContinuousClock.now
@@ -133,10 +137,12 @@ final class IntentDriver {
             while let (reply, _) = try receiveReply() {
                 guard let id = reply.inReplyTo, let (user, message) = inFlight.removeValue(forKey: id) else { continue }
                 lastReply = .now
-                if reply.body?.code == ErrorCode.unavailable.rawValue {
+                if reply.body?.code == ErrorCode.unavailable.rawValue, attempts[id, default: 1] < Self.setupAttempts {
+                    attempts[id, default: 1] += 1
                     refused.append((id, user, message, .now + Self.setupResendDelay))
                     continue
                 }
+                attempts[id] = nil
                 if let code = reply.body?.code {
                     throw LoadTestError(
                         "set-up \(message.type.rawValue) for \(users[user].name) refused: \(code): \(reply.body?.message ?? "")")
