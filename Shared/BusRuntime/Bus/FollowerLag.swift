@@ -80,13 +80,13 @@ public struct FollowerLag {
 
     /// The counted follower furthest behind, when it is too far behind at `now`: more than
     /// ``longestLag`` and at least ``fewestEventsBehind`` events.
-    public func tooFarBehind(at now: Date) -> (follower: String, lag: TimeInterval)? {
-        let behind = reports.keys.compactMap { follower -> (follower: String, lag: TimeInterval)? in
-            guard let report = counted(follower, at: now), lastSequence - min(report.sequence, lastSequence) >= fewestEventsBehind else {
-                return nil
-            }
+    public func tooFarBehind(at now: Date) -> (follower: String, lag: TimeInterval, events: UInt64)? {
+        let behind = reports.keys.compactMap { follower -> (follower: String, lag: TimeInterval, events: UInt64)? in
+            guard let report = counted(follower, at: now) else { return nil }
+            let events = lastSequence - min(report.sequence, lastSequence)
+            guard events >= fewestEventsBehind else { return nil }
             let lag = lag(after: report.sequence, at: now)
-            return lag > longestLag || isBehindEveryMoment(report.sequence) ? (follower, lag) : nil
+            return lag > longestLag || isBehindEveryMoment(report.sequence) ? (follower, lag, events) : nil
         }
         return behind.max { $0.lag < $1.lag }
     }
