@@ -126,6 +126,19 @@ let package = Package(
             ],
             path: "Shared/Storage"
         ),
+        // PostgreSQL connection settings from a URL, and a connection for a thread that may wait:
+        // sync-agent's target and intent-handler's state store.
+        .target(
+            name: "PostgresStorage",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/PostgresStorage"
+        ),
         // The bus runtime, with no widget knowledge: the `Bus` and its sockets on one thread,
         // pacing, publishers, Clone-pattern replicas, request clients, CURVE security, the bus's
         // own metrics.
@@ -177,9 +190,11 @@ let package = Package(
         .target(
             name: "IntentHandling",
             dependencies: [
-                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "Storage", "PostgresStorage", "Observability", "ServiceRuntime", "WidgetBusProtocol",
+                "WidgetDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -216,7 +231,7 @@ let package = Package(
         .target(
             name: "SyncAgent",
             dependencies: [
-                "ServiceSupport", "BusRuntime", "Storage", "Observability", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "Storage", "PostgresStorage", "Observability", "ServiceRuntime", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -412,7 +427,7 @@ let package = Package(
         .testTarget(
             name: "SyncAgentUnitTests",
             dependencies: [
-                "ServiceSupport", "BusRuntime", "SyncAgent", "IntentHandling", "WidgetBusProtocol", "WidgetDomain",
+                "ServiceSupport", "BusRuntime", "SyncAgent", "IntentHandling", "PostgresStorage", "WidgetBusProtocol", "WidgetDomain",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

@@ -64,7 +64,7 @@ public enum MetricCatalog {
         help: "CURVE handshakes refused, by reason: key_not_allowed (a key not on the endpoint's allow-list), mechanism_mismatch (a client without CURVE: NULL or PLAIN), handshake_failed (a client expecting another server key, or a broken handshake), handshake_incomplete (the connection ended before its handshake did: a port probe, or a client without CURVE that hung up first).")
     public static let storeCommitDuration = MetricDescription(
         name: "widgetbus_store_commit_duration_seconds", kind: .histogram, labels: ["store"],
-        help: "One SQLite write transaction of a service's store, its commit included.")
+        help: "One write transaction of a service's store, its commit included (SQLite, or intent-handler's PostgreSQL store, also labelled intent-handler).")
 
     // MARK: - intent-handler
 

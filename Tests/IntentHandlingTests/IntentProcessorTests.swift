@@ -31,7 +31,7 @@ import WidgetDomain
         }
 
         func reopen() throws {
-            let store = try WidgetStateStore(path: folder.appendingPathComponent("intent-handler.sqlite").path, codec: codec)
+            let store = try SQLiteStateStore(path: folder.appendingPathComponent("intent-handler.sqlite").path, codec: codec)
             processor = try IntentProcessor(
                 store: store, codec: codec, epoch: "00000000000000e5", capacity: capacity, clock: clock,
                 random: RandomSource(SeededRandom(seed: 7)))

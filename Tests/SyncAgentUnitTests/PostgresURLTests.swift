@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SyncAgent
+@testable import PostgresStorage
 
 /// Reading a `postgres://` URL as Supabase and libpq write them, in-process.
 @Suite struct PostgresURLTests {

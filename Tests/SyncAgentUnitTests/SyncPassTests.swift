@@ -26,7 +26,7 @@ import WidgetDomain
         init(path: String) throws {
             let codec = WireCodec()
             processor = try IntentProcessor(
-                store: try WidgetStateStore(path: path, codec: codec), codec: codec, epoch: "00000000000000a7", capacity: 100)
+                store: try SQLiteStateStore(path: path, codec: codec), codec: codec, epoch: "00000000000000a7", capacity: 100)
         }
 
         func loseAcknowledgements(_ lose: Bool) {

@@ -13,7 +13,7 @@ public struct IntentHandlerCommand: AsyncParsableCommand {
         abstract: "Owns widget state: applies intents exactly once, commits, replies, publishes state events.",
         discussion: EnvironmentSetting.helpText([
             BusEndpoint.intents.setting, BusEndpoint.stateEvents.setting, BusEndpoint.stateSnapshot.setting,
-            BusEndpoint.timelineEvents.setting, .dataDirectory, .stateCapacity, .intentPacing, .intentLongestWait, .timelineLongestLag,
+            BusEndpoint.timelineEvents.setting, .dataDirectory, .stateStore, .stateCapacity, .intentPacing, .intentLongestWait, .timelineLongestLag,
         ] + BusBinding.settings + BusSecurity.settings + ServiceMain.settings + [.logLevel])
     )
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import Observability
+import PostgresStorage
 import ServiceSupport
 import WidgetBusProtocol
 
@@ -14,7 +15,7 @@ public struct IntentHandlerService: BusService {
         var intentsEndpoint: String
         var stateEventsEndpoint: String
         var snapshotEndpoint: String
-        var databasePath: String
+        var store: Store
         /// How many user states (one user's state of one app) stay decoded in memory.
         var stateCapacity: Int
         /// Microseconds the intents socket rests after a batch it takes (``Bus/replies(at:batch:pacing:_:)``).
@@ -32,8 +33,7 @@ public struct IntentHandlerService: BusService {
             intentsEndpoint = BusEndpoint.intents.resolve(in: environment)
             stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
-            let dataDirectory = EnvironmentSetting.dataDirectory.resolve(in: environment)
-            databasePath = (dataDirectory as NSString).appendingPathComponent("intent-handler.sqlite")
+            store = try Store(environment: environment)
             stateCapacity = try EnvironmentSetting.stateCapacity.integer(in: environment, range: 1...10_000_000)
             intentPacingMicroseconds = try EnvironmentSetting.intentPacing.integer(in: environment, range: 0...100_000)
             intentAdmission = RequestAdmission(
@@ -48,7 +48,7 @@ public struct IntentHandlerService: BusService {
     /// that a burst costs few commits, small enough that the first reply of a burst is not held
     /// back long by the ones after it.
     static let drainBatch = 64
-    /// How often replies kept for retries are pruned once older than ``WidgetStateStore/replyRetention``.
+    /// How often replies kept for retries are pruned once older than ``handledRequestRetention``.
     static let pruneInterval: TimeInterval = 3600
     /// How often the sync backlog's gauges are read from the store (one scan of the pending
     /// records, which sync keeps few).
@@ -66,10 +66,14 @@ public struct IntentHandlerService: BusService {
     public var binding: BusBinding { configuration.binding }
 
     public func start(on bus: Bus) throws {
-        let store = try WidgetStateStore(path: configuration.databasePath, codec: bus.codec)
-        let pruned = try store.pruneHandledRequests(olderThan: bus.clock.now.addingTimeInterval(-WidgetStateStore.replyRetention))
+        let store: any StateStore =
+            switch configuration.store {
+            case .sqlite(let path): try SQLiteStateStore(path: path, codec: bus.codec)
+            case .postgres(let url): try PostgresStateStore(url: url, codec: bus.codec, logger: logger)
+            }
+        let pruned = try store.pruneHandledRequests(olderThan: bus.clock.now.addingTimeInterval(-handledRequestRetention))
         bus.every(Self.pruneInterval) { now in
-            _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-WidgetStateStore.replyRetention))
+            _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-handledRequestRetention))
         }
         let backlog = (records: Gauge(MetricCatalog.syncBacklogRecords), age: Gauge(MetricCatalog.syncBacklogAge))
         func measureBacklog(now: Date) throws {
@@ -113,7 +117,7 @@ public struct IntentHandlerService: BusService {
             "intent-handler ready",
             metadata: [
                 "widgetbus.endpoint.intents": "\(configuration.intentsEndpoint)", "widgetbus.endpoint.state_events": "\(configuration.stateEventsEndpoint)",
-                "widgetbus.endpoint.state_snapshot": "\(configuration.snapshotEndpoint)", "widgetbus.database": "\(configuration.databasePath)",
+                "widgetbus.endpoint.state_snapshot": "\(configuration.snapshotEndpoint)", "widgetbus.store": "\(store.location)",
                 "widgetbus.epoch": "\(processor.epoch)", "widgetbus.sequence": "\(processor.lastSequence)", "widgetbus.pruned_replies": "\(pruned)",
                 "widgetbus.state_capacity": "\(configuration.stateCapacity)", "widgetbus.intent_pacing_us": "\(configuration.intentPacingMicroseconds)",
                 "widgetbus.intent_longest_wait_ms": "\(Int(configuration.intentAdmission.longestWait * 1000))",
@@ -121,6 +125,33 @@ public struct IntentHandlerService: BusService {
             ])
         bus.onStop { _ in
             logger.info("intent-handler stopping", metadata: ["widgetbus.sequence": "\(publisher.lastSequence)"])
+        }
+    }
+}
+
+extension IntentHandlerService.Configuration {
+    /// Where the state is kept (``StateStore``).
+    enum Store: Sendable, Equatable {
+        /// A SQLite file: `intent-handler.sqlite` in `WIDGETBUS_DATA_DIR` unless the setting names another.
+        case sqlite(path: String)
+        case postgres(PostgresURL)
+
+        /// A `postgres://` URL is PostgreSQL; anything else is the path of a SQLite file; unset,
+        /// the embedded default.
+        init(environment: [String: String]) throws {
+            let value = environment[EnvironmentSetting.stateStore.variable]?.trimmingCharacters(in: .whitespaces) ?? ""
+            if value.isEmpty {
+                let directory = EnvironmentSetting.dataDirectory.resolve(in: environment)
+                self = .sqlite(path: (directory as NSString).appendingPathComponent("intent-handler.sqlite"))
+            } else if PostgresURL.isPostgres(value) {
+                do {
+                    self = .postgres(try PostgresURL(value))
+                } catch {
+                    throw InvalidSetting("\(EnvironmentSetting.stateStore.variable): \(error)")
+                }
+            } else {
+                self = .sqlite(path: value)
+            }
         }
     }
 }
@@ -137,6 +168,9 @@ extension IntentHandlerService {
 }
 
 extension EnvironmentSetting {
+    public static let stateStore = EnvironmentSetting(
+        variable: "WIDGETBUS_STATE_STORE", defaultValue: "none: SQLite file intent-handler.sqlite in WIDGETBUS_DATA_DIR",
+        purpose: "where intent-handler keeps widget state: the path of a SQLite file, or a postgres:// or postgresql:// URL (sslmode, sslrootcert)")
     public static let stateCapacity = EnvironmentSetting(
         variable: "WIDGETBUS_STATE_CAPACITY", defaultValue: "100000",
         purpose: "user states (one user's state of one app) kept decoded in memory; the least recently used beyond it are read from the store again")
@@ -147,16 +181,16 @@ extension EnvironmentSetting {
     public static let intentPacing = EnvironmentSetting(
         variable: "WIDGETBUS_INTENT_PACING_US", defaultValue: "1000",
         purpose: "microseconds the intents socket rests after a batch, so that intents arriving meanwhile share one commit (0: no rests)")
-    /// Under overload an intent that cannot be handled soon is better refused at once than
-    /// handled after its client gave up: the refusal costs a fraction of the handling, so the
-    /// service stays at most this far behind however much is offered, and catches up within
-    /// about this long once the load drops.
     /// The lag within which timeline-service's own backlog is kept under overload: long enough
     /// that a moment's stall at a steady load holds nothing back, short enough that once the
     /// load drops timeline-service has caught up within about this long.
     public static let timelineLongestLag = EnvironmentSetting(
         variable: "WIDGETBUS_TIMELINE_LONGEST_LAG_MS", defaultValue: "1000",
         purpose: "milliseconds timeline-service may fall behind the state events (by its heartbeats, and 1,000 events too) before intent-handler holds intents back; held intents wait within WIDGETBUS_INTENT_LONGEST_WAIT_MS (0: do not follow timeline-service)")
+    /// Under overload an intent that cannot be handled soon is better refused at once than
+    /// handled after its client gave up: the refusal costs a fraction of the handling, so the
+    /// service stays at most this far behind however much is offered, and catches up within
+    /// about this long once the load drops.
     public static let intentLongestWait = EnvironmentSetting(
         variable: "WIDGETBUS_INTENT_LONGEST_WAIT_MS", defaultValue: "500",
         purpose: "milliseconds an intent may wait in intent-handler before it is refused with unavailable (overload), unhandled")

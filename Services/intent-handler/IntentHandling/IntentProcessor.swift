@@ -1,6 +1,5 @@
 import BusRuntime
 import Foundation
-import GRDB
 import Metrics
 import Observability
 import ServiceSupport
@@ -53,7 +52,7 @@ final class IntentProcessor {
         var app: WidgetApp
     }
 
-    private let store: WidgetStateStore
+    private let store: any StateStore
     private let codec: WireCodec
     /// The epoch of the publisher that sends this processor's events (``PublisherEpoch``).
     let epoch: String
@@ -72,12 +71,15 @@ final class IntentProcessor {
     /// The last sequence number given to an event, and the last one stored.
     private var sequence: UInt64
     private var storedSequence: UInt64
+    /// Whether the last transaction failed, so that it may have committed without this process
+    /// knowing: the next one reads the sequence from the store again, and memory starts empty.
+    private var memoryIsInDoubt = false
     /// `widgetbus_intent_states_cached`: user states decoded in memory (at most the capacity).
     private let statesCached = Gauge(MetricCatalog.intentStatesCached)
 
     /// - Parameter capacity: how many user states (a user's state of one app) stay in memory.
     init(
-        store: WidgetStateStore, codec: WireCodec, epoch: String, capacity: Int,
+        store: any StateStore, codec: WireCodec, epoch: String, capacity: Int,
         clock: any WallClock = SystemClock(), random: RandomSource = .system
     ) throws {
         self.store = store
@@ -87,7 +89,7 @@ final class IntentProcessor {
         self.random = random
         states = LeastRecentlyUsed(capacity: capacity)
         profiles = LeastRecentlyUsed(capacity: capacity)
-        sequence = try store.database.queue.read { try store.lastSequence($0) }
+        sequence = try store.write { try $0.lastSequence() }
         storedSequence = sequence
     }
 
@@ -102,9 +104,14 @@ final class IntentProcessor {
             uncommittedProfiles.removeAll(keepingCapacity: true)
         }
         do {
-            let outcomes = try store.database.write { db in
+            let outcomes = try store.write { db in
+                if memoryIsInDoubt {
+                    sequence = try db.lastSequence()
+                    storedSequence = sequence
+                    memoryIsInDoubt = false
+                }
                 let outcomes = messages.map { process($0, on: endpoint, db: db) }
-                if sequence != storedSequence { try store.saveSequence(db, sequence) }
+                if sequence != storedSequence { try db.saveSequence(sequence) }
                 return outcomes
             }
             storedSequence = sequence
@@ -113,13 +120,19 @@ final class IntentProcessor {
             if !uncommittedStates.isEmpty { statesCached.record(states.count) }
             return outcomes
         } catch {
+            // A commit whose answer was lost (a server store's connection dropped) may have
+            // committed: what memory holds is in doubt until the store is read again.
+            states.removeAll()
+            profiles.removeAll()
+            statesCached.record(0)
             sequence = storedSequence
+            memoryIsInDoubt = true
             let failure = ProtocolError(.internalError, "the store could not commit: \(error)")
             return messages.map { Outcome(reply: codec.errorReply(toUndecodable: $0.payload ?? Data(), failure)) }
         }
     }
 
-    private func process(_ message: RoutedMessage, on endpoint: Endpoint, db: Database) -> Outcome {
+    private func process(_ message: RoutedMessage, on endpoint: Endpoint, db: any StateTransaction) -> Outcome {
         switch endpoint {
         case .intents:
             message.answer(as: IntentsRequest.self, codec: codec, reply: { Outcome(reply: $0) }) { try handle($0, db: db) }
@@ -128,7 +141,7 @@ final class IntentProcessor {
         }
     }
 
-    private func handle(_ request: IntentsRequest, db: Database) throws -> Outcome {
+    private func handle(_ request: IntentsRequest, db: any StateTransaction) throws -> Outcome {
         switch request.body {
         case .ping:
             return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
@@ -148,29 +161,29 @@ final class IntentProcessor {
             return try once(request, db) { now, trace in try appForeground(of: request, db: db, now: now, trace: trace) }
         case .acknowledgeRecords(let acknowledgements):
             return try once(request, db) { now, _ in
-                let cleared = try store.acknowledge(db, user: request.user!, acknowledgements)
+                let cleared = try db.acknowledge(user: request.user!, acknowledgements)
                 let body = AcknowledgeReplyBody(user: request.user!, cleared: cleared, kept: acknowledgements.count - cleared)
                 return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .acknowledgeReply, body: body, now: now))
             }
         case .pendingRecords:
             let user = request.user!
-            let records = try store.pendingRecords(db, user: user)
+            let records = try db.pendingRecords(user: user)
             let body = PendingRecordsBody(user: user, records: records)
             return Outcome(reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: body))
         case .pendingUsers:
-            let body = PendingUsersBody(users: try store.pendingUsers(db))
+            let body = PendingUsersBody(users: try db.pendingUsers())
             return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .pendingUsersReply, body: body))
         case .notServed:
             return notServed(request)
         }
     }
 
-    private func handle(_ request: StateSnapshotRequest, db: Database) throws -> Outcome {
+    private func handle(_ request: StateSnapshotRequest, db: any StateTransaction) throws -> Outcome {
         switch request.body {
         case .ping:
             return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
         case .snapshot(let prefix):
-            let snapshot = try store.snapshot(db, topicPrefix: prefix, epoch: epoch)
+            let snapshot = try db.snapshot(topicPrefix: prefix, epoch: epoch)
             return Outcome(reply: try codec.reply(to: request.id, user: nil, type: .snapshotReply, body: snapshot))
         case .notServed:
             return notServed(request)
@@ -186,10 +199,10 @@ final class IntentProcessor {
     /// back and changes nothing, and a change that throws leaves nothing behind. The change runs
     /// in a span named for the request's type, continuing its trace (``MessageSpan``); `change`
     /// gets the trace its event continues.
-    private func once(_ request: IntentsRequest, _ db: Database, _ change: (Date, TraceContext?) throws -> Outcome) throws -> Outcome {
+    private func once(_ request: IntentsRequest, _ db: any StateTransaction, _ change: (Date, TraceContext?) throws -> Outcome) throws -> Outcome {
         let user = request.user!
         let now = clock.now
-        if let handled = try store.handledRequest(db, id: request.id) {
+        if let handled = try db.handledRequest(id: request.id) {
             guard handled.user == user, handled.type == request.type.rawValue else {
                 return Outcome(reply: codec.errorReply(
                     to: request.id, user: user, code: .idReused,
@@ -201,9 +214,9 @@ final class IntentProcessor {
         let outcome: Outcome
         do {
             outcome = try MessageSpan.run(request.type.rawValue, continuing: request.trace, ofKind: .server) { trace in
-                try db.inCachedSavepoint {
+                try db.inSavepoint {
                     let outcome = try change(now, trace)
-                    try store.saveHandledRequest(db, id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
+                    try db.saveHandledRequest(id: request.id, user: user, type: request.type.rawValue, reply: outcome.reply, at: now)
                     return outcome
                 }
             }
@@ -221,24 +234,24 @@ final class IntentProcessor {
     }
 
     /// The committed state of `user`'s `app`, or the one a request of this transaction left.
-    private func state(user: String, app: WidgetApp, db: Database) throws -> StateRecord? {
+    private func state(user: String, app: WidgetApp, db: any StateTransaction) throws -> StateRecord? {
         let key = StateKey(user: user, app: app)
         if let record = uncommittedStates[key] ?? states.value(for: key) { return record }
         // Read outside any change of this transaction (those are above), so it is committed.
-        guard let stored = try store.state(db, user: user, app: app) else { return nil }
+        guard let stored = try db.state(user: user, app: app) else { return nil }
         states.set(stored, for: key)
         return stored
     }
 
-    private func profile(user: String, db: Database) throws -> UserProfile? {
+    private func profile(user: String, db: any StateTransaction) throws -> UserProfile? {
         if let profile = uncommittedProfiles[user] { return profile }
         if let cached = profiles.value(for: user) { return cached }
-        let stored = try store.profile(db, user: user)
+        let stored = try db.profile(user: user)
         profiles.set(stored, for: user)
         return stored
     }
 
-    private func timeZone(user: String, db: Database) throws -> TimeZone {
+    private func timeZone(user: String, db: any StateTransaction) throws -> TimeZone {
         guard let identifier = try profile(user: user, db: db)?.timeZone else { return .gmt }
         if let zone = timeZones[identifier] { return zone }
         let zone = UserTimeZone.zone(named: identifier) ?? .gmt
@@ -251,7 +264,7 @@ final class IntentProcessor {
         return sequence
     }
 
-    private func apply(_ intent: WidgetIntent, of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?) throws -> Outcome {
+    private func apply(_ intent: WidgetIntent, of request: IntentsRequest, db: any StateTransaction, now: Date, trace: TraceContext?) throws -> Outcome {
         let user = request.user!
         let current = try state(user: user, app: intent.app, db: db)
             ?? StateRecord(user: user, app: intent.app, version: 0, state: .initial(for: intent.app))
@@ -273,9 +286,9 @@ final class IntentProcessor {
         let sequence = nextSequence()
         let record = try StateRecord(user: user, app: intent.app, version: sequence, state: transition.state)
             .encodingStateOnce()
-        try store.saveState(db, record)
+        try db.saveState(record)
         for pending in transition.records {
-            try store.savePendingRecord(db, user: user, record: pending, revision: sequence, at: now)
+            try db.savePendingRecord(user: user, record: pending, revision: sequence, at: now)
         }
         let body = StateReplyBody(record: record, openURL: transition.openURL)
         return Outcome(
@@ -288,10 +301,10 @@ final class IntentProcessor {
 
     /// Publishes `AppForegrounded` (what starts a sync of the user's records) and answers with
     /// the records waiting for that sync.
-    private func appForeground(of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?) throws -> Outcome {
+    private func appForeground(of request: IntentsRequest, db: any StateTransaction, now: Date, trace: TraceContext?) throws -> Outcome {
         let user = request.user!
         let sequence = nextSequence()
-        let pending = PendingRecordsBody(user: user, records: try store.pendingRecords(db, user: user))
+        let pending = PendingRecordsBody(user: user, records: try db.pendingRecords(user: user))
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .pendingRecordsReply, body: pending, now: now),
             event: try event(
@@ -299,7 +312,7 @@ final class IntentProcessor {
                 body: AppForegroundedBody(epoch: epoch, sequence: sequence, causedBy: request.id, user: user)))
     }
 
-    private func setTimeZone(_ identifier: String, of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?) throws -> Outcome {
+    private func setTimeZone(_ identifier: String, of request: IntentsRequest, db: any StateTransaction, now: Date, trace: TraceContext?) throws -> Outcome {
         let user = request.user!
         guard UserTimeZone.zone(named: identifier) != nil else {
             return Outcome(reply: codec.errorReply(
@@ -310,7 +323,7 @@ final class IntentProcessor {
             return Outcome(reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: current, now: now))
         }
         let profile = UserProfile(user: user, timeZone: identifier, version: nextSequence())
-        try store.saveProfile(db, profile)
+        try db.saveProfile(profile)
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .profileReply, body: profile, now: now),
             event: try event(
@@ -322,16 +335,16 @@ final class IntentProcessor {
     /// Replaces the user's push tokens with what `change` makes of them and publishes
     /// `PushTokensChanged`; when that is what they already are, answers with them unchanged.
     private func changePushTokens(
-        of request: IntentsRequest, db: Database, now: Date, trace: TraceContext?, _ change: (UserPushTokens) -> [WidgetPushToken]
+        of request: IntentsRequest, db: any StateTransaction, now: Date, trace: TraceContext?, _ change: (UserPushTokens) -> [WidgetPushToken]
     ) throws -> Outcome {
         let user = request.user!
-        let current = try store.pushTokens(db, user: user) ?? UserPushTokens(user: user, tokens: [], version: 0)
+        let current = try db.pushTokens(user: user) ?? UserPushTokens(user: user, tokens: [], version: 0)
         let tokens = change(current)
         guard tokens != current.tokens else {
             return Outcome(reply: try codec.reply(to: request.id, user: user, type: .pushTokensReply, body: current, now: now))
         }
         let changed = UserPushTokens(user: user, tokens: tokens, version: nextSequence())
-        try store.savePushTokens(db, changed)
+        try db.savePushTokens(changed)
         return Outcome(
             reply: try codec.reply(to: request.id, user: user, type: .pushTokensReply, body: changed, now: now),
             event: try event(

@@ -1,5 +1,6 @@
 import BusRuntime
 import Foundation
+import PostgresStorage
 import ServiceRuntime
 import ServiceSupport
 import WidgetBusProtocol

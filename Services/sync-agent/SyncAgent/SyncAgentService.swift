@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresStorage
 import ServiceLifecycle
 import ServiceSupport
 

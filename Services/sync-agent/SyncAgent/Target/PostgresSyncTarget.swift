@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresStorage
 
 /// PostgreSQL (Supabase included) through postgres-nio's pooled, async ``PostgresClient``. The
 /// client runs as its own ServiceLifecycle service in the agent's ServiceGroup; this type only
@@ -64,14 +65,8 @@ struct PostgresSyncTarget: SyncTarget {
         guard let error = error as? PSQLError else {
             return .failed(error is CancellationError ? "cancelled" : "\(error)")
         }
-        guard error.code == .server, let info = error.serverInfo, let state = info[.sqlState] else {
-            // PSQLError's description hides details on purpose; the code and the underlying
-            // (network) error are safe to report.
-            let underlying = error.underlying.map { ": \($0)" } ?? ""
-            return .failed("PostgreSQL \(error.code)\(underlying)")
-        }
-        var message = "SQLSTATE \(state): \(info[.message] ?? "server error")"
-        if let detail = info[.detail] { message += " (\(detail))" }
+        let message = PostgresErrorText.describe(error)
+        guard error.code == .server, let state = error.serverInfo?[.sqlState] else { return .failed(message) }
         return ["21", "22", "23", "P0"].contains(String(state.prefix(2))) ? .rejected(message) : .failed(message)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import PostgresNIO
 
 /// A `postgres://` / `postgresql://` connection URL (the form Supabase hands out), read into a
@@ -11,33 +12,34 @@ import PostgresNIO
 /// when one is given, as libpq does); `verify-ca` (certificate chain checked); `verify-full`
 /// (chain and host name checked). `sslrootcert` is a PEM file of trusted roots, or `system`.
 /// `application_name` is passed to the server; other parameters are ignored (and reported).
-struct PostgresURL: Equatable, Sendable {
-    enum SSLMode: String, CaseIterable, Sendable {
+/// sync-agent's target and intent-handler's state store both read their URL here.
+public struct PostgresURL: Equatable, Sendable {
+    public enum SSLMode: String, CaseIterable, Sendable {
         case disable, allow, prefer, require
         case verifyCA = "verify-ca"
         case verifyFull = "verify-full"
     }
 
-    struct Invalid: Error, CustomStringConvertible {
-        let description: String
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    var host: String
-    var port: Int
-    var user: String
-    var password: String?
-    var database: String
-    var sslMode: SSLMode
-    var sslRootCertificate: String?
-    var applicationName: String?
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+    public var sslMode: SSLMode
+    public var sslRootCertificate: String?
+    public var applicationName: String?
     /// Query parameters this reader does not use.
-    var ignoredParameters: [String]
+    public var ignoredParameters: [String]
 
-    static func isPostgres(_ url: String) -> Bool {
+    public static func isPostgres(_ url: String) -> Bool {
         url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")
     }
 
-    init(_ text: String) throws {
+    public init(_ text: String) throws {
         guard Self.isPostgres(text), let components = URLComponents(string: text) else {
             throw Invalid(description: "not a postgres:// or postgresql:// URL")
         }
@@ -71,13 +73,14 @@ struct PostgresURL: Equatable, Sendable {
     }
 
     /// The URL without its password, for logs.
-    var redacted: String {
+    public var redacted: String {
         "postgres://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)?sslmode=\(sslMode.rawValue)"
     }
 
-    func clientConfiguration(connectTimeout: Duration, maximumConnections: Int) throws -> PostgresClient.Configuration {
+    public func clientConfiguration(connectTimeout: Duration, maximumConnections: Int) throws -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: user, password: password, database: database, tls: try tls())
+            host: host, port: port, username: user, password: password, database: database,
+            tls: try tls(disable: .disable, prefer: { .prefer($0) }, require: { .require($0) }))
         configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = max(1, maximumConnections)
         if let applicationName {
@@ -86,9 +89,22 @@ struct PostgresURL: Equatable, Sendable {
         return configuration
     }
 
+    /// The same settings for a single connection, which takes a TLS context made from them.
+    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database,
+            tls: try tls(
+                disable: .disable, prefer: { .prefer(try NIOSSLContext(configuration: $0)) },
+                require: { .require(try NIOSSLContext(configuration: $0)) }))
+        if let applicationName {
+            configuration.options.additionalStartupParameters.append(("application_name", applicationName))
+        }
+        return configuration
+    }
+
     /// What `sslMode` asks of a connection, before any file is read.
-    struct TLSPolicy: Equatable {
-        enum Use: Equatable {
+    public struct TLSPolicy: Equatable, Sendable {
+        public enum Use: Equatable, Sendable {
             /// Plain TCP.
             case never
             /// TLS when the server offers it, plain otherwise.
@@ -98,20 +114,20 @@ struct PostgresURL: Equatable, Sendable {
         }
 
         /// What of the server's certificate is checked.
-        enum Verification: Equatable {
+        public enum Verification: Equatable, Sendable {
             case nothing
             case chain
             case chainAndHostName
         }
 
-        var use: Use
-        var verification: Verification
+        public var use: Use
+        public var verification: Verification
     }
 
     /// libpq's rules: `disable` never; `allow`/`prefer` when offered, unverified; `require`
     /// always, unverified unless a root certificate is given (then the chain is checked, not the
     /// host name); `verify-ca` the chain; `verify-full` the chain and the host name.
-    var tlsPolicy: TLSPolicy {
+    public var tlsPolicy: TLSPolicy {
         switch sslMode {
         case .disable: TLSPolicy(use: .never, verification: .nothing)
         case .allow, .prefer: TLSPolicy(use: .whenOffered, verification: .nothing)
@@ -121,7 +137,9 @@ struct PostgresURL: Equatable, Sendable {
         }
     }
 
-    private func tls() throws -> PostgresClient.Configuration.TLS {
+    /// The TLS setting of either configuration: `disable`, or `prefer` or `require` with the
+    /// TLS configuration `sslMode` and `sslrootcert` ask for.
+    private func tls<TLS>(disable: TLS, prefer: (TLSConfiguration) throws -> TLS, require: (TLSConfiguration) throws -> TLS) throws -> TLS {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let root = sslRootCertificate, root != "system" {
             guard FileManager.default.isReadableFile(atPath: root) else {
@@ -136,9 +154,9 @@ struct PostgresURL: Equatable, Sendable {
         case .chainAndHostName: tls.certificateVerification = .fullVerification
         }
         switch policy.use {
-        case .never: return .disable
-        case .whenOffered: return .prefer(tls)
-        case .always: return .require(tls)
+        case .never: return disable
+        case .whenOffered: return try prefer(tls)
+        case .always: return try require(tls)
         }
     }
 }
