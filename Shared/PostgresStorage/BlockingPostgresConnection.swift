@@ -10,18 +10,27 @@ import PostgresNIO
 /// runs on NIO's shared event loops, the process's one runtime.
 ///
 /// A connection the server or the network closed is opened again at the start of the next
-/// transaction, never inside one: a transaction whose connection was lost fails whole.
+/// transaction, never inside one: a transaction whose connection was lost fails whole. The new
+/// connection first ends the old one's session on the server, which may still hold a
+/// transaction whose COMMIT never arrived, and its locks. No wait lasts longer than
+/// ``longestWait``: past it the connection is closed and the statement fails.
+
 public final class BlockingPostgresConnection {
+    /// The longest a statement is waited for before its connection is given up.
+    public static let longestWait: TimeAmount = .seconds(10)
+
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private var connection: PostgresConnection?
+    /// The server process of the session last opened, ended when the next one opens.
+    private var serverProcess: Int32?
     private var connections = 0
 
     /// Connects to `url`, failing at once when the server cannot be reached.
     public init(url: PostgresURL, logger: Logger) throws {
         configuration = try url.connectionConfiguration()
         self.logger = logger
-        _ = try connected()
+        try connectIfClosed()
     }
 
     deinit {
@@ -29,26 +38,37 @@ public final class BlockingPostgresConnection {
     }
 
     /// Runs `body` in one transaction, committed when it returns; rolled back when it or the
-    /// commit throws.
+    /// commit throws. A COMMIT the server answers with a rollback (a statement of the
+    /// transaction failed) throws.
     public func transaction<T>(_ body: (BlockingPostgresConnection) throws -> T) throws -> T {
-        _ = try connected()
+        try connectIfClosed()
         try run("BEGIN")
         do {
             let result = try body(self)
-            try run("COMMIT")
+            let commit = try run("COMMIT")
+            guard commit.metadata.command == "COMMIT" else { throw RolledBack() }
             return result
         } catch {
-            _ = try? run("ROLLBACK")
+            do {
+                try run("ROLLBACK")
+            } catch {
+                // A session whose transaction state is unknown must not carry the next one.
+                close()
+            }
             throw error
         }
     }
 
-    /// Runs `query` on the open connection and waits for all its rows.
+    /// Runs `query` on the open connection and waits for all its rows, at most ``longestWait``.
     @discardableResult
     public func run(_ query: PostgresQuery) throws -> PostgresQueryResult {
         guard let connection, !connection.isClosed else { throw ConnectionLost() }
+        // Closing the connection fails the statement it waits for.
+        let deadline = connection.eventLoop.scheduleTask(in: Self.longestWait) { let _: EventLoopFuture<Void> = connection.close() }
+        defer { deadline.cancel() }
         return try connection.query(query, logger: logger).wait()
     }
+
 
     /// The rows affected by `query`: what a DELETE or an UPDATE changed.
     public func changes(_ query: PostgresQuery) throws -> Int {
@@ -61,18 +81,29 @@ public final class BlockingPostgresConnection {
         public var description: String { "the connection to PostgreSQL was closed" }
     }
 
+    /// The server answered COMMIT with a rollback: a statement of the transaction had failed.
+    public struct RolledBack: Error, CustomStringConvertible {
+        public var description: String { "PostgreSQL rolled the transaction back" }
+    }
+
     public func close() {
         try? connection?.close().wait()
         connection = nil
     }
 
-    private func connected() throws -> PostgresConnection {
-        if let connection, !connection.isClosed { return connection }
+    private func connectIfClosed() throws {
+        if let connection, !connection.isClosed { return }
         connections += 1
-        let opened = try PostgresConnection.connect(
+        connection = try PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: connections, logger: logger
         ).wait()
-        connection = opened
-        return opened
+        // The server ends a session of ours left inside a transaction (its client gone without a
+        // word), and no lock is waited for past a statement's deadline.
+        try run("SET idle_in_transaction_session_timeout = '10s'")
+        try run("SET lock_timeout = '5s'")
+        if let previous = serverProcess {
+            _ = try? run("SELECT pg_terminate_backend(\(previous))")
+        }
+        serverProcess = try run("SELECT pg_backend_pid()").first?.decode(Int32.self)
     }
 }

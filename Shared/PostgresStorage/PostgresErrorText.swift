@@ -6,9 +6,6 @@ import PostgresNIO
 /// error, and a server error's SQLSTATE, message and detail carry no bound values.
 public enum PostgresErrorText {
     public static func describe(_ error: any Error) -> String {
-        if let transaction = error as? PostgresTransactionError {
-            return (transaction.closureError ?? transaction.commitError ?? transaction.beginError).map(describe) ?? "transaction failed"
-        }
         guard let error = error as? PSQLError else { return "\(error)" }
         guard error.code == .server, let info = error.serverInfo, let state = info[.sqlState] else {
             let underlying = error.underlying.map { ": \($0)" } ?? ""

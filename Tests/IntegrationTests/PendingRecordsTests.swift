@@ -4,8 +4,26 @@ import WidgetBusProtocol
 import WidgetDomain
 
 /// Records wait in intent-handler until the sync target confirms them, revision by revision.
-@Suite(.serialized, .blockingThreads)
+@Suite(.serialized, .postgresServer, .blockingThreads)
 struct PendingRecordsTests {
+    /// Where intent-handler keeps its state: its SQLite file, or a fresh database of the suite's
+    /// PostgreSQL server.
+    enum Store: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+
+        func bus() throws -> BusFixture {
+            let bus = try BusFixture()
+            if self == .postgres {
+                let server = try PostgresServer.shared()
+                let database = "pending_\(UUID().uuidString.prefix(8).lowercased())"
+                try server.createDatabase(database)
+                bus.environment["WIDGETBUS_STATE_STORE"] = server.url(database: database)
+            }
+            return bus
+        }
+    }
+
     func pending(_ bus: BusFixture, _ user: String) throws -> [RevisedRecord] {
         let result = try bus.widgetctl("pending", "--user", user)
         return try bus.codec.decode(PendingRecordsBody.self, from: result.stdoutData).records
@@ -18,8 +36,9 @@ struct PendingRecordsTests {
         return try bus.codec.decode(Envelope<AcknowledgeReplyBody>.self, from: result.stdoutData).body
     }
 
-    @Test func acknowledgedRevisionsAreClearedAndLaterChangesStayPending() throws {
-        let bus = try BusFixture()
+    @Test(arguments: Store.allCases)
+    func acknowledgedRevisionsAreClearedAndLaterChangesStayPending(_ store: Store) throws {
+        let bus = try store.bus()
         try bus.start(.intentHandler)
         try bus.send(.recordTension, user: "quinn", body: #"{"level":3}"#)
         let suggested = try bus.send(.recordTension, user: "quinn", body: #"{"level":10}"#)

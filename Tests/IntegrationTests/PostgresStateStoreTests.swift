@@ -8,7 +8,7 @@ import WidgetDomain
 /// to a kill -9, and a server that goes away costs the requests made meanwhile, never the state.
 @Suite(.serialized, .postgresServer, .blockingThreads)
 struct PostgresStateStoreTests {
-    /// A bus whose intent-handler keeps its state in a fresh database of the suite's server.
+    /// A bus whose intent-handler keeps its state in `database`, a fresh database of the suite's server.
     func bus(database: String) throws -> (BusFixture, PostgresServer) {
         let server = try PostgresServer.shared()
         try server.createDatabase(database)
@@ -73,5 +73,25 @@ struct PostgresStateStoreTests {
             return checkIn.tensionLevel
         }
         #expect(levels.sorted { ($0 ?? -1) < ($1 ?? -1) } == [3, 5], "the check-ins of levels 3 and 5, none of the refused 10")
+    }
+
+    /// What a transaction whose COMMIT's answer was lost leaves: changes intent-handler did not
+    /// see committed. Here another session makes them; intent-handler must go on from the store.
+    @Test func changesCommittedByAnotherSessionAreReadBackNotOverwrittenFromMemory() throws {
+        let (bus, server) = try bus(database: "state_behind")
+        try bus.start(.intentHandler)
+        let suggested = try bus.send(.recordTension, user: "ivy", body: #"{"level":10}"#)
+        guard case .tensionCheck(let state) = suggested.state, case .suggestion(_, let checkIn) = state.phase else {
+            Issue.record("expected a suggestion")
+            return
+        }
+        try server.psql(
+            "BEGIN; DELETE FROM widgetbus.widget_state WHERE user_id = 'ivy'; UPDATE widgetbus.bus_sequence SET value = value + 5; COMMIT",
+            database: "state_behind")
+
+        let refused = try bus.sendExpectingError(.markInterventionDone, user: "ivy", body: #"{"checkInId":"\#(checkIn.id)"}"#)
+        #expect(refused.code.rawValue == "unknown_check_in", "ivy's state is read from the store, where it is gone: \(refused)")
+        let next = try bus.send(.recordTension, user: "ivy", body: #"{"level":0}"#)
+        #expect(next.version == suggested.version + 6, "the sequence goes on from the store's, none given twice")
     }
 }

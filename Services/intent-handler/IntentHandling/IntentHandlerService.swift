@@ -72,8 +72,14 @@ public struct IntentHandlerService: BusService {
             case .postgres(let url): try PostgresStateStore(url: url, codec: bus.codec, logger: logger)
             }
         let pruned = try store.pruneHandledRequests(olderThan: bus.clock.now.addingTimeInterval(-handledRequestRetention))
-        bus.every(Self.pruneInterval) { now in
-            _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-handledRequestRetention))
+        // A store that fails for a while (a database server restarting) fails the requests
+        // meanwhile; its housekeeping waits for the next round rather than stop the service.
+        bus.every(Self.pruneInterval) { [logger] now in
+            do {
+                _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-handledRequestRetention))
+            } catch {
+                logger.warning("pruning the replies kept for retries failed", metadata: ["widgetbus.error": "\(error)"])
+            }
         }
         let backlog = (records: Gauge(MetricCatalog.syncBacklogRecords), age: Gauge(MetricCatalog.syncBacklogAge))
         func measureBacklog(now: Date) throws {
@@ -82,7 +88,13 @@ public struct IntentHandlerService: BusService {
             backlog.age.record(oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0)
         }
         try measureBacklog(now: bus.clock.now)
-        bus.every(Self.backlogInterval, measureBacklog)
+        bus.every(Self.backlogInterval) { [logger] now in
+            do {
+                try measureBacklog(now: now)
+            } catch {
+                logger.warning("reading the sync backlog failed", metadata: ["widgetbus.error": "\(error)"])
+            }
+        }
         let processor = try IntentProcessor(
             store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity,
             clock: bus.clock)
@@ -108,6 +120,7 @@ public struct IntentHandlerService: BusService {
                 for event in outcomes.compactMap(\.event) {
                     try publisher.publish(topic: event.topic, sequence: event.sequence, payload: event.payload, trace: event.trace)
                 }
+                publisher.advance(to: processor.lastSequence)
                 timelineLag?.published(through: publisher.lastSequence, at: clock.now)
                 return outcomes.map(\.reply)
             }

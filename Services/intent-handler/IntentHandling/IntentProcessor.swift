@@ -71,9 +71,6 @@ final class IntentProcessor {
     /// The last sequence number given to an event, and the last one stored.
     private var sequence: UInt64
     private var storedSequence: UInt64
-    /// Whether the last transaction failed, so that it may have committed without this process
-    /// knowing: the next one reads the sequence from the store again, and memory starts empty.
-    private var memoryIsInDoubt = false
     /// `widgetbus_intent_states_cached`: user states decoded in memory (at most the capacity).
     private let statesCached = Gauge(MetricCatalog.intentStatesCached)
 
@@ -89,7 +86,7 @@ final class IntentProcessor {
         self.random = random
         states = LeastRecentlyUsed(capacity: capacity)
         profiles = LeastRecentlyUsed(capacity: capacity)
-        sequence = try store.write { try $0.lastSequence() }
+        sequence = try store.write { try $0.lockSequence() }
         storedSequence = sequence
     }
 
@@ -97,7 +94,8 @@ final class IntentProcessor {
     var lastSequence: UInt64 { storedSequence }
 
     /// The outcome of each message, in order, after one commit of all their effects. If the
-    /// commit fails nothing is stored: every request gets an `internal` error and no event.
+    /// commit fails every request gets an `internal` error and no event; nothing is stored,
+    /// unless a server store committed and its answer was lost — the next transaction finds out.
     func process(_ messages: [RoutedMessage], on endpoint: Endpoint) -> [Outcome] {
         defer {
             uncommittedStates.removeAll(keepingCapacity: true)
@@ -105,10 +103,14 @@ final class IntentProcessor {
         }
         do {
             let outcomes = try store.write { db in
-                if memoryIsInDoubt {
-                    sequence = try db.lastSequence()
-                    storedSequence = sequence
-                    memoryIsInDoubt = false
+                let stored = try db.lockSequence()
+                if stored != storedSequence {
+                    // Another session committed changes (a transaction of ours whose answer was
+                    // lost): memory may be older than the store, so it starts again from the store.
+                    states.removeAll()
+                    profiles.removeAll()
+                    statesCached.record(0)
+                    (sequence, storedSequence) = (stored, stored)
                 }
                 let outcomes = messages.map { process($0, on: endpoint, db: db) }
                 if sequence != storedSequence { try db.saveSequence(sequence) }
@@ -120,13 +122,7 @@ final class IntentProcessor {
             if !uncommittedStates.isEmpty { statesCached.record(states.count) }
             return outcomes
         } catch {
-            // A commit whose answer was lost (a server store's connection dropped) may have
-            // committed: what memory holds is in doubt until the store is read again.
-            states.removeAll()
-            profiles.removeAll()
-            statesCached.record(0)
             sequence = storedSequence
-            memoryIsInDoubt = true
             let failure = ProtocolError(.internalError, "the store could not commit: \(error)")
             return messages.map { Outcome(reply: codec.errorReply(toUndecodable: $0.payload ?? Data(), failure)) }
         }

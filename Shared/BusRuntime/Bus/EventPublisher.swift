@@ -64,6 +64,13 @@ public final class EventPublisher {
         logger.debug("event published", metadata: .traced(trace, ["widgetbus.topic": "\(topic)", "widgetbus.sequence": "\(sequence)"]))
     }
 
+    /// Notes that the stream stands at `sequence` although the events up to it were not all
+    /// published (committed by a transaction whose answer was lost): heartbeats report it, so
+    /// a follower notices the gap and re-syncs instead of waiting for the next event.
+    public func advance(to sequence: UInt64) {
+        lastSequence = max(lastSequence, sequence)
+    }
+
     /// Sends a heartbeat now and schedules the next one.
     func sendHeartbeat(now: Date) throws {
         let body = HeartbeatBody(publisher: name, epoch: epoch, sequence: lastSequence, follows: follows?())

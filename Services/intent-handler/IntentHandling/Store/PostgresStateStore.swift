@@ -15,7 +15,8 @@ import WidgetDomain
 /// A transaction is acknowledged once PostgreSQL's COMMIT returns: with the server's default
 /// `synchronous_commit = on` that is after its log reached its own disk, and with a synchronous
 /// standby (`synchronous_standby_names`) after the standby has it too (docs/SCALING.md). One
-/// connection, used from the bus thread: every statement waits for its answer.
+/// connection, used from the bus thread, every statement waited for; a request's writes go
+/// together as one statement (``PostgresStateTransaction``).
 final class PostgresStateStore: StateStore {
     private let connection: BlockingPostgresConnection
     private let codec: WireCodec
@@ -37,6 +38,11 @@ final class PostgresStateStore: StateStore {
         }
         self.codec = codec
         location = url.redacted
+        let synchronousCommit = try? connection.transaction { try $0.run("SHOW synchronous_commit").first?.decode(String.self) }
+        if let setting = synchronousCommit ?? nil, ["off", "local"].contains(setting) {
+            logger.warning(
+                "the state store's synchronous_commit is \(setting): an acknowledged intent can be lost to a crash of PostgreSQL or of its machine (docs/SCALING.md)")
+        }
     }
 
     /// Why the store could not be opened or a transaction failed, safe to log and to reply.
@@ -74,7 +80,12 @@ final class PostgresStateStore: StateStore {
         let start = DispatchTime.now()
         defer { commits.recordInterval(since: start) }
         do {
-            return try connection.transaction { connection in try body(PostgresStateTransaction(connection: connection, codec: codec)) }
+            return try connection.transaction { connection in
+                let transaction = PostgresStateTransaction(connection: connection, codec: codec)
+                let result = try body(transaction)
+                try transaction.sendWrites()
+                return result
+            }
         } catch {
             throw Failure(description: PostgresErrorText.describe(error))
         }
@@ -95,118 +106,177 @@ final class PostgresStateStore: StateStore {
     }
 }
 
-/// One transaction of a ``PostgresStateStore``.
-private struct PostgresStateTransaction: StateTransaction {
+/// One transaction of a ``PostgresStateStore``. Every statement is a round trip to the server,
+/// so writes are not sent one by one: they wait in the transaction and go as one statement
+/// (data-modifying `WITH` parts) when the request that made them ends, before a read, and
+/// before the commit. A request whose change throws discards its writes unsent, which is its
+/// savepoint; a real SAVEPOINT is taken only when a request must send something before it ends
+/// (a write whose result it reads). A write the server refuses fails the whole transaction.
+private final class PostgresStateTransaction: StateTransaction {
     let connection: BlockingPostgresConnection
     let codec: WireCodec
+    /// Writes not sent yet, by the row they write: a later write of the same row replaces an
+    /// earlier one (one statement cannot change a row twice).
+    private var writes: [(row: String, statement: Statement)] = []
+    private var inRequest = false
+    private var savepointTaken = false
 
-    func lastSequence() throws -> UInt64 {
-        let row = try connection.run("SELECT value FROM widgetbus.bus_sequence WHERE name = 'state'").first
+    /// A write's SQL, given the placeholders its values take in the combined statement.
+    typealias Statement = (inout Placeholders) throws -> String
+
+    init(connection: BlockingPostgresConnection, codec: WireCodec) {
+        self.connection = connection
+        self.codec = codec
+    }
+
+    private func write(_ row: String, _ statement: @escaping Statement) {
+        if let index = writes.firstIndex(where: { $0.row == row }) {
+            writes[index].statement = statement
+        } else {
+            writes.append((row, statement))
+        }
+    }
+
+    /// Sends the writes waiting, as one statement.
+    func sendWrites() throws {
+        guard !writes.isEmpty else { return }
+        try takeSavepointInRequest()
+        var placeholders = Placeholders()
+        let parts = try writes.map { try $0.statement(&placeholders) }
+        writes.removeAll(keepingCapacity: true)
+        let sql = parts.count == 1 ? parts[0] : "WITH " + parts.enumerated().map { "w\($0) AS (\($1))" }.joined(separator: ", ") + " SELECT 1"
+        try connection.run(PostgresQuery(unsafeSQL: sql, binds: placeholders.binds))
+    }
+
+    /// A read sees every write before it.
+    private func read(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        try sendWrites()
+        return try connection.run(query)
+    }
+
+    private func takeSavepointInRequest() throws {
+        guard inRequest, !savepointTaken else { return }
+        try connection.run("SAVEPOINT request")
+        savepointTaken = true
+    }
+
+    func lockSequence() throws -> UInt64 {
+        let row = try read("SELECT value FROM widgetbus.bus_sequence WHERE name = 'state' FOR UPDATE").first
         return UInt64(try row?.decode(Int64.self) ?? 0)
     }
 
     func saveSequence(_ sequence: UInt64) throws {
-        try connection.run("UPDATE widgetbus.bus_sequence SET value = \(Int64(sequence)) WHERE name = 'state'")
+        write("sequence") { "UPDATE widgetbus.bus_sequence SET value = \(try $0(Int64(sequence))) WHERE name = 'state'" }
     }
 
     func handledRequest(id: String) throws -> (user: String?, type: String, reply: Data)? {
-        try connection.run("SELECT user_id, type, reply FROM widgetbus.handled_request WHERE id = \(id)").first
+        try read("SELECT user_id, type, reply FROM widgetbus.handled_request WHERE id = \(id)").first
             .map { try $0.decode((String?, String, Data).self) }
     }
 
     func saveHandledRequest(id: String, user: String?, type: String, reply: Data, at date: Date) throws {
-        try connection.run(
+        write("handled_request \(id)") {
             """
             INSERT INTO widgetbus.handled_request (id, user_id, type, reply, handled_at)
-            VALUES (\(id), \(user), \(type), \(reply), \(date.timeIntervalSince1970))
-            """)
+            VALUES (\(try $0(id)), \(try $0(user)), \(try $0(type)), \(try $0(reply)), \(try $0(date.timeIntervalSince1970)))
+            """
+        }
     }
 
     func stateRow(user: String, app: WidgetApp) throws -> Data? {
-        try connection.run("SELECT record FROM widgetbus.widget_state WHERE user_id = \(user) AND app = \(app.rawValue)").first
+        try read("SELECT record FROM widgetbus.widget_state WHERE user_id = \(user) AND app = \(app.rawValue)").first
             .map { try $0.decode(Data.self) }
     }
 
     func saveStateRow(user: String, app: WidgetApp, version: UInt64, record: Data) throws {
-        try connection.run(
+        write("widget_state \(user) \(app.rawValue)") {
             """
-            INSERT INTO widgetbus.widget_state (user_id, app, version, record) VALUES (\(user), \(app.rawValue), \(Int64(version)), \(record))
+            INSERT INTO widgetbus.widget_state (user_id, app, version, record)
+            VALUES (\(try $0(user)), \(try $0(app.rawValue)), \(try $0(Int64(version))), \(try $0(record)))
             ON CONFLICT (user_id, app) DO UPDATE SET version = excluded.version, record = excluded.record
-            """)
+            """
+        }
     }
 
     func stateRows() throws -> [(user: String, app: String, record: Data)] {
-        try connection.run("SELECT user_id, app, record FROM widgetbus.widget_state ORDER BY user_id COLLATE \"C\", app COLLATE \"C\"")
+        try read("SELECT user_id, app, record FROM widgetbus.widget_state ORDER BY user_id COLLATE \"C\", app COLLATE \"C\"")
             .map { try $0.decode((String, String, Data).self) }
     }
 
     func profile(user: String) throws -> UserProfile? {
-        try connection.run("SELECT time_zone, version FROM widgetbus.user_profile WHERE user_id = \(user)").first.map {
+        try read("SELECT time_zone, version FROM widgetbus.user_profile WHERE user_id = \(user)").first.map {
             let (timeZone, version) = try $0.decode((String, Int64).self)
             return UserProfile(user: user, timeZone: timeZone, version: UInt64(version))
         }
     }
 
     func saveProfile(_ profile: UserProfile) throws {
-        try connection.run(
+        write("user_profile \(profile.user)") {
             """
-            INSERT INTO widgetbus.user_profile (user_id, time_zone, version) VALUES (\(profile.user), \(profile.timeZone), \(Int64(profile.version)))
+            INSERT INTO widgetbus.user_profile (user_id, time_zone, version)
+            VALUES (\(try $0(profile.user)), \(try $0(profile.timeZone)), \(try $0(Int64(profile.version))))
             ON CONFLICT (user_id) DO UPDATE SET time_zone = excluded.time_zone, version = excluded.version
-            """)
+            """
+        }
     }
 
     func profiles() throws -> [UserProfile] {
-        try connection.run("SELECT user_id, time_zone, version FROM widgetbus.user_profile ORDER BY user_id COLLATE \"C\"").map {
+        try read("SELECT user_id, time_zone, version FROM widgetbus.user_profile ORDER BY user_id COLLATE \"C\"").map {
             let (user, timeZone, version) = try $0.decode((String, String, Int64).self)
             return UserProfile(user: user, timeZone: timeZone, version: UInt64(version))
         }
     }
 
     func pushTokensRow(user: String) throws -> (version: UInt64, tokens: Data)? {
-        try connection.run("SELECT version, tokens FROM widgetbus.user_push_tokens WHERE user_id = \(user)").first.map {
+        try read("SELECT version, tokens FROM widgetbus.user_push_tokens WHERE user_id = \(user)").first.map {
             let (version, tokens) = try $0.decode((Int64, Data).self)
             return (UInt64(version), tokens)
         }
     }
 
     func savePushTokensRow(user: String, version: UInt64, tokens: Data) throws {
-        try connection.run(
+        write("user_push_tokens \(user)") {
             """
-            INSERT INTO widgetbus.user_push_tokens (user_id, version, tokens) VALUES (\(user), \(Int64(version)), \(tokens))
+            INSERT INTO widgetbus.user_push_tokens (user_id, version, tokens) VALUES (\(try $0(user)), \(try $0(Int64(version))), \(try $0(tokens)))
             ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, tokens = excluded.tokens
-            """)
+            """
+        }
     }
 
     func pushTokensRows() throws -> [(user: String, version: UInt64, tokens: Data)] {
-        try connection.run("SELECT user_id, version, tokens FROM widgetbus.user_push_tokens ORDER BY user_id COLLATE \"C\"").map {
+        try read("SELECT user_id, version, tokens FROM widgetbus.user_push_tokens ORDER BY user_id COLLATE \"C\"").map {
             let (user, version, tokens) = try $0.decode((String, Int64, Data).self)
             return (user, UInt64(version), tokens)
         }
     }
 
     func savePendingRecordRow(user: String, collection: String, id: String, revision: UInt64, record: Data, at date: Date) throws {
-        try connection.run(
+        write("pending_record \(user) \(collection) \(id)") {
             """
             INSERT INTO widgetbus.pending_record (user_id, collection, id, revision, record, pending_since)
-            VALUES (\(user), \(collection), \(id), \(Int64(revision)), \(record), \(date.timeIntervalSince1970))
+            VALUES (\(try $0(user)), \(try $0(collection)), \(try $0(id)), \(try $0(Int64(revision))), \(try $0(record)),
+                \(try $0(date.timeIntervalSince1970)))
             ON CONFLICT (user_id, collection, id) DO UPDATE SET revision = excluded.revision, record = excluded.record,
                 pending_since = coalesce(pending_record.pending_since, excluded.pending_since)
-            """)
+            """
+        }
     }
 
     func pendingRecordRows(user: String) throws -> [(revision: UInt64, record: Data)] {
-        try connection.run("SELECT revision, record FROM widgetbus.pending_record WHERE user_id = \(user) ORDER BY collection COLLATE \"C\", id COLLATE \"C\"").map {
+        try read("SELECT revision, record FROM widgetbus.pending_record WHERE user_id = \(user) ORDER BY collection COLLATE \"C\", id COLLATE \"C\"").map {
             let (revision, record) = try $0.decode((Int64, Data).self)
             return (UInt64(revision), record)
         }
     }
 
     func pendingUsers() throws -> [String] {
-        try connection.run("SELECT DISTINCT user_id FROM widgetbus.pending_record ORDER BY user_id COLLATE \"C\"").map { try $0.decode(String.self) }
+        try read("SELECT DISTINCT user_id FROM widgetbus.pending_record ORDER BY user_id COLLATE \"C\"").map { try $0.decode(String.self) }
     }
 
     func clearPendingRecord(user: String, collection: String, id: String, revision: UInt64) throws -> Bool {
-        try connection.changes(
+        try sendWrites()
+        try takeSavepointInRequest()
+        return try connection.changes(
             """
             DELETE FROM widgetbus.pending_record
             WHERE user_id = \(user) AND collection = \(collection) AND id = \(id) AND revision = \(Int64(revision))
@@ -214,15 +284,37 @@ private struct PostgresStateTransaction: StateTransaction {
     }
 
     func inSavepoint<T>(_ body: () throws -> T) throws -> T {
-        try connection.run("SAVEPOINT request")
+        try sendWrites()
+        (inRequest, savepointTaken) = (true, false)
+        defer { inRequest = false }
         do {
             let result = try body()
-            try connection.run("RELEASE SAVEPOINT request")
+            try sendWrites()
+            if savepointTaken { try connection.run("RELEASE SAVEPOINT request") }
             return result
         } catch {
-            try connection.run("ROLLBACK TO SAVEPOINT request")
-            try connection.run("RELEASE SAVEPOINT request")
+            writes.removeAll()
+            if savepointTaken {
+                try connection.run("ROLLBACK TO SAVEPOINT request")
+                try connection.run("RELEASE SAVEPOINT request")
+            }
             throw error
         }
+    }
+}
+
+/// The `$n` placeholders of one statement and the values bound to them.
+struct Placeholders {
+    private(set) var binds = PostgresBindings()
+
+    /// Binds `value` and returns its placeholder.
+    mutating func callAsFunction<Value: PostgresThrowingDynamicTypeEncodable>(_ value: Value) throws -> String {
+        try binds.append(value)
+        return "$\(binds.count)"
+    }
+
+    mutating func callAsFunction<Value: PostgresThrowingDynamicTypeEncodable>(_ value: Value?) throws -> String {
+        try binds.append(value)
+        return "$\(binds.count)"
     }
 }

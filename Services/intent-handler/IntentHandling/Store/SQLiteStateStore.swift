@@ -85,7 +85,8 @@ private struct SQLiteStateTransaction: StateTransaction {
     let db: Database
     let codec: WireCodec
 
-    func lastSequence() throws -> UInt64 {
+    /// A SQLite write transaction already holds the file against every other writer.
+    func lockSequence() throws -> UInt64 {
         try UInt64.fetchOne(db.cachedStatement(sql: "SELECT value FROM bus_sequence WHERE name = 'state'")) ?? 0
     }
 

@@ -33,7 +33,11 @@ let handledRequestRetention: TimeInterval = 24 * 60 * 60
 protocol StateTransaction {
     var codec: WireCodec { get }
 
-    func lastSequence() throws -> UInt64
+    /// The stored event sequence, which no other session can change until this transaction
+    /// ends: each transaction starts here, so that one committed meanwhile by another session —
+    /// a transaction whose COMMIT's answer was lost, finishing on the server — is waited for
+    /// and seen.
+    func lockSequence() throws -> UInt64
     func saveSequence(_ sequence: UInt64) throws
 
     func handledRequest(id: String) throws -> (user: String?, type: String, reply: Data)?
@@ -124,6 +128,6 @@ extension StateTransaction {
             .filter { Topic.pushTokens(user: $0.user).hasPrefix(topicPrefix) }
             .map { UserPushTokens(user: $0.user, tokens: try codec.decode([WidgetPushToken].self, from: $0.tokens), version: $0.version) }
             .filter { !$0.tokens.isEmpty }
-        return SnapshotBody(epoch: epoch, sequence: try lastSequence(), states: states, profiles: profiles, pushTokens: pushTokens)
+        return SnapshotBody(epoch: epoch, sequence: try lockSequence(), states: states, profiles: profiles, pushTokens: pushTokens)
     }
 }
