@@ -29,6 +29,14 @@ struct PendingRecordsTests {
         return try bus.codec.decode(PendingRecordsBody.self, from: result.stdoutData).records
     }
 
+    /// The users with records pending, as sync-agent's sweep asks intent-handler for them.
+    func pendingUsers(_ bus: BusFixture) throws -> [String] {
+        let client = try RawClient(endpoint: bus.endpoint(.intents))
+        let request = RawClient.envelope(type: MessageType.pendingUsersRequest.rawValue, user: nil, body: "{}")
+        let reply = try #require(try client.exchange([Data(request.utf8)]))
+        return try bus.codec.decode(Envelope<PendingUsersBody>.self, from: reply[0]).body.users
+    }
+
     func acknowledge(_ bus: BusFixture, _ user: String, _ acks: [RecordAcknowledgement]) throws -> AcknowledgeReplyBody {
         let body = String(decoding: try bus.codec.encode(AcknowledgeRecordsBody(records: acks)), as: UTF8.self)
         let result = try bus.sendRaw("AcknowledgeRecords", user: user, body: body)
@@ -46,8 +54,10 @@ struct PendingRecordsTests {
             Issue.record("expected a suggestion")
             return
         }
+        try bus.send(.recordTension, user: "paul", body: #"{"level":0}"#)
         let before = try pending(bus, "quinn")
         #expect(before.count == 2)
+        #expect(try pendingUsers(bus) == ["paul", "quinn"])
 
         // The check-in changes after the sync target read it: that acknowledgement must not clear it.
         try bus.send(.markInterventionDone, user: "quinn", body: #"{"checkInId":"\#(checkIn.id)"}"#)
@@ -66,6 +76,7 @@ struct PendingRecordsTests {
 
         #expect(try acknowledge(bus, "quinn", after.map(\.acknowledgement)).cleared == 1)
         #expect(try pending(bus, "quinn").isEmpty)
+        #expect(try pendingUsers(bus) == ["paul"])
     }
 
     @Test func appForegroundPublishesTheTriggerAndListsWhatWillSync() throws {

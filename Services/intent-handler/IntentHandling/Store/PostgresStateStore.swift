@@ -270,7 +270,7 @@ private final class PostgresStateTransaction: StateTransaction {
     }
 
     func pendingUsers() throws -> [String] {
-        try read("SELECT DISTINCT user_id FROM widgetbus.pending_record ORDER BY user_id COLLATE \"C\"").map { try $0.decode(String.self) }
+        try read("SELECT user_id FROM widgetbus.pending_record GROUP BY user_id ORDER BY user_id COLLATE \"C\"").map { try $0.decode(String.self) }
     }
 
     func clearPendingRecord(user: String, collection: String, id: String, revision: UInt64) throws -> Bool {
