@@ -22,8 +22,9 @@ public final class BlockingPostgresConnection {
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private var connection: PostgresConnection?
-    /// The server process of the session last opened, ended when the next one opens.
-    private var serverProcess: Int32?
+    /// The server process of the session last opened and when it started (a process id alone
+    /// may be another session's after the server restarted): ended when the next one opens.
+    private var session: (process: Int32, started: String)?
     private var connections = 0
 
     /// Connects to `url`, failing at once when the server cannot be reached.
@@ -101,9 +102,14 @@ public final class BlockingPostgresConnection {
         // word), and no lock is waited for past a statement's deadline.
         try run("SET idle_in_transaction_session_timeout = '10s'")
         try run("SET lock_timeout = '5s'")
-        if let previous = serverProcess {
-            _ = try? run("SELECT pg_terminate_backend(\(previous))")
+        if let previous = session {
+            _ = try? run(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE pid = \(previous.process) AND backend_start::text = \(previous.started)
+                """)
         }
-        serverProcess = try run("SELECT pg_backend_pid()").first?.decode(Int32.self)
+        session = try run("SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()").first?
+            .decode((Int32, String).self)
     }
 }

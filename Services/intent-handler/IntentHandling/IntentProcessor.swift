@@ -112,6 +112,9 @@ final class IntentProcessor {
                     statesCached.record(0)
                     (sequence, storedSequence) = (stored, stored)
                 }
+                if endpoint == .intents {
+                    try db.prefetchHandledRequests { messages.compactMap { $0.payload.flatMap { JSONFieldScanner($0).string("id") } } }
+                }
                 let outcomes = messages.map { process($0, on: endpoint, db: db) }
                 if sequence != storedSequence { try db.saveSequence(sequence) }
                 return outcomes

@@ -117,9 +117,14 @@ private final class PostgresStateTransaction: StateTransaction {
     let codec: WireCodec
     /// Writes not sent yet, by the row they write: a later write of the same row replaces an
     /// earlier one (one statement cannot change a row twice).
-    private var writes: [(row: String, statement: Statement)] = []
+    private var writes: [(row: [String], statement: Statement)] = []
     private var inRequest = false
     private var savepointTaken = false
+    /// The ids ``prefetchHandledRequests(ids:)`` was told of, and the replies kept for them,
+    /// with the ones this transaction stored since: an id asked for twice in a burst finds its
+    /// first request's reply.
+    private var prefetchedIDs: Set<String> = []
+    private var prefetched: [String: (user: String?, type: String, reply: Data)] = [:]
 
     /// A write's SQL, given the placeholders its values take in the combined statement.
     typealias Statement = (inout Placeholders) throws -> String
@@ -129,7 +134,7 @@ private final class PostgresStateTransaction: StateTransaction {
         self.codec = codec
     }
 
-    private func write(_ row: String, _ statement: @escaping Statement) {
+    private func write(_ row: [String], _ statement: @escaping Statement) {
         if let index = writes.firstIndex(where: { $0.row == row }) {
             writes[index].statement = statement
         } else {
@@ -166,16 +171,28 @@ private final class PostgresStateTransaction: StateTransaction {
     }
 
     func saveSequence(_ sequence: UInt64) throws {
-        write("sequence") { "UPDATE widgetbus.bus_sequence SET value = \(try $0(Int64(sequence))) WHERE name = 'state'" }
+        write(["sequence"]) { "UPDATE widgetbus.bus_sequence SET value = \(try $0(Int64(sequence))) WHERE name = 'state'" }
+    }
+
+    func prefetchHandledRequests(ids: () -> [String]) throws {
+        let ids = ids()
+        guard !ids.isEmpty else { return }
+        for row in try read("SELECT id, user_id, type, reply FROM widgetbus.handled_request WHERE id = ANY(\(ids))") {
+            let (id, user, type, reply) = try row.decode((String, String?, String, Data).self)
+            prefetched[id] = (user, type, reply)
+        }
+        prefetchedIDs = Set(ids)
     }
 
     func handledRequest(id: String) throws -> (user: String?, type: String, reply: Data)? {
-        try read("SELECT user_id, type, reply FROM widgetbus.handled_request WHERE id = \(id)").first
+        if prefetchedIDs.contains(id) { return prefetched[id] }
+        return try read("SELECT user_id, type, reply FROM widgetbus.handled_request WHERE id = \(id)").first
             .map { try $0.decode((String?, String, Data).self) }
     }
 
     func saveHandledRequest(id: String, user: String?, type: String, reply: Data, at date: Date) throws {
-        write("handled_request \(id)") {
+        if prefetchedIDs.contains(id) { prefetched[id] = (user, type, reply) }
+        write(["handled_request", id]) {
             """
             INSERT INTO widgetbus.handled_request (id, user_id, type, reply, handled_at)
             VALUES (\(try $0(id)), \(try $0(user)), \(try $0(type)), \(try $0(reply)), \(try $0(date.timeIntervalSince1970)))
@@ -189,7 +206,7 @@ private final class PostgresStateTransaction: StateTransaction {
     }
 
     func saveStateRow(user: String, app: WidgetApp, version: UInt64, record: Data) throws {
-        write("widget_state \(user) \(app.rawValue)") {
+        write(["widget_state", user, app.rawValue]) {
             """
             INSERT INTO widgetbus.widget_state (user_id, app, version, record)
             VALUES (\(try $0(user)), \(try $0(app.rawValue)), \(try $0(Int64(version))), \(try $0(record)))
@@ -211,7 +228,7 @@ private final class PostgresStateTransaction: StateTransaction {
     }
 
     func saveProfile(_ profile: UserProfile) throws {
-        write("user_profile \(profile.user)") {
+        write(["user_profile", profile.user]) {
             """
             INSERT INTO widgetbus.user_profile (user_id, time_zone, version)
             VALUES (\(try $0(profile.user)), \(try $0(profile.timeZone)), \(try $0(Int64(profile.version))))
@@ -235,7 +252,7 @@ private final class PostgresStateTransaction: StateTransaction {
     }
 
     func savePushTokensRow(user: String, version: UInt64, tokens: Data) throws {
-        write("user_push_tokens \(user)") {
+        write(["user_push_tokens", user]) {
             """
             INSERT INTO widgetbus.user_push_tokens (user_id, version, tokens) VALUES (\(try $0(user)), \(try $0(Int64(version))), \(try $0(tokens)))
             ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, tokens = excluded.tokens
@@ -251,7 +268,7 @@ private final class PostgresStateTransaction: StateTransaction {
     }
 
     func savePendingRecordRow(user: String, collection: String, id: String, revision: UInt64, record: Data, at date: Date) throws {
-        write("pending_record \(user) \(collection) \(id)") {
+        write(["pending_record", user, collection, id]) {
             """
             INSERT INTO widgetbus.pending_record (user_id, collection, id, revision, record, pending_since)
             VALUES (\(try $0(user)), \(try $0(collection)), \(try $0(id)), \(try $0(Int64(revision))), \(try $0(record)),
@@ -289,6 +306,9 @@ private final class PostgresStateTransaction: StateTransaction {
         defer { inRequest = false }
         do {
             let result = try body()
+            // The request's own statement needs no savepoint: if the server refuses it, the
+            // whole transaction fails.
+            inRequest = savepointTaken
             try sendWrites()
             if savepointTaken { try connection.run("RELEASE SAVEPOINT request") }
             return result

@@ -40,6 +40,10 @@ protocol StateTransaction {
     func lockSequence() throws -> UInt64
     func saveSequence(_ sequence: UInt64) throws
 
+    /// Tells the store which request ids the transaction is about to look up: a server store
+    /// reads their replies at once instead of one round trip each. `ids` is called only by a
+    /// store that does so.
+    func prefetchHandledRequests(ids: () -> [String]) throws
     func handledRequest(id: String) throws -> (user: String?, type: String, reply: Data)?
     func saveHandledRequest(id: String, user: String?, type: String, reply: Data, at date: Date) throws
 
