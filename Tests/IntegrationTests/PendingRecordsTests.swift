@@ -14,12 +14,7 @@ struct PendingRecordsTests {
 
         func bus() throws -> BusFixture {
             let bus = try BusFixture()
-            if self == .postgres {
-                let server = try PostgresServer.shared()
-                let database = "pending_\(UUID().uuidString.prefix(8).lowercased())"
-                try server.createDatabase(database)
-                bus.environment["WIDGETBUS_STATE_STORE"] = server.url(database: database)
-            }
+            if self == .postgres { try bus.keepState(inPostgresDatabase: "pending_\(UUID().uuidString.prefix(8).lowercased())") }
             return bus
         }
     }

@@ -10,11 +10,8 @@ import WidgetDomain
 struct PostgresStateStoreTests {
     /// A bus whose intent-handler keeps its state in `database`, a fresh database of the suite's server.
     func bus(database: String) throws -> (BusFixture, PostgresServer) {
-        let server = try PostgresServer.shared()
-        try server.createDatabase(database)
         let bus = try BusFixture()
-        bus.environment["WIDGETBUS_STATE_STORE"] = server.url(database: database)
-        return (bus, server)
+        return (bus, try bus.keepState(inPostgresDatabase: database))
     }
 
     @Test func everyKindOfChangeIsKeptInPostgreSQLAndSurvivesAKill9() throws {

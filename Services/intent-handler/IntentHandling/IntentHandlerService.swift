@@ -74,12 +74,17 @@ public struct IntentHandlerService: BusService {
         let pruned = try store.pruneHandledRequests(olderThan: bus.clock.now.addingTimeInterval(-handledRequestRetention))
         // A store that fails for a while (a database server restarting) fails the requests
         // meanwhile; its housekeeping waits for the next round rather than stop the service.
-        bus.every(Self.pruneInterval) { [logger] now in
-            do {
-                _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-handledRequestRetention))
-            } catch {
-                logger.warning("pruning the replies kept for retries failed", metadata: ["widgetbus.error": "\(error)"])
+        func housekeeping(every interval: TimeInterval, _ what: String, _ work: @escaping (Date) throws -> Void) {
+            bus.every(interval) { [logger] now in
+                do {
+                    try work(now)
+                } catch {
+                    logger.warning("\(what) failed", metadata: ["widgetbus.error": "\(error)"])
+                }
             }
+        }
+        housekeeping(every: Self.pruneInterval, "pruning the replies kept for retries") { now in
+            _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-handledRequestRetention))
         }
         let backlog = (records: Gauge(MetricCatalog.syncBacklogRecords), age: Gauge(MetricCatalog.syncBacklogAge))
         func measureBacklog(now: Date) throws {
@@ -88,13 +93,7 @@ public struct IntentHandlerService: BusService {
             backlog.age.record(oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0)
         }
         try measureBacklog(now: bus.clock.now)
-        bus.every(Self.backlogInterval) { [logger] now in
-            do {
-                try measureBacklog(now: now)
-            } catch {
-                logger.warning("reading the sync backlog failed", metadata: ["widgetbus.error": "\(error)"])
-            }
-        }
+        housekeeping(every: Self.backlogInterval, "reading the sync backlog", measureBacklog)
         let processor = try IntentProcessor(
             store: store, codec: bus.codec, epoch: PublisherEpoch.random(), capacity: configuration.stateCapacity,
             clock: bus.clock)

@@ -217,3 +217,15 @@ extension PostgresServer {
         return try holder.get()
     }
 }
+
+extension BusFixture {
+    /// Has intent-handler keep its state in `database`, a fresh database of the suite's server
+    /// (``PostgresServerTrait``), instead of its SQLite file; returns the server.
+    @discardableResult
+    func keepState(inPostgresDatabase database: String) throws -> PostgresServer {
+        let server = try PostgresServer.shared()
+        try server.createDatabase(database)
+        environment["WIDGETBUS_STATE_STORE"] = server.url(database: database)
+        return server
+    }
+}
