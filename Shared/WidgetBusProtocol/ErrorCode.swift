@@ -29,6 +29,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomSt
     public static let unavailable = ErrorCode(rawValue: "unavailable")
     /// The server failed; nothing was changed. Safe to retry with the same id.
     public static let internalError = ErrorCode(rawValue: "internal")
+    /// The user's slot is owned by another intent-handler shard, which the reply's `redirect`
+    /// names; nothing was changed. Resend there with the same id.
+    public static let wrongShard = ErrorCode(rawValue: "wrong_shard")
 
     // Widget rules (RuleViolation codes raised by the domain)
     /// Tension level not one of 0, 3, 5, 7, 10.
@@ -45,7 +48,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomSt
     /// The codes the protocol layer and the services send, before or around any widget rule.
     public static let protocolCodes: [ErrorCode] = [
         .payloadTooLarge, .badFrames, .badJSON, .unsupportedVersion, .unknownType, .missingField,
-        .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .invalidTimeZone,
+        .invalidField, .invalidUser, .idReused, .unavailable, .internalError, .wrongShard, .invalidTimeZone,
         .invalidPushToken,
     ]
 

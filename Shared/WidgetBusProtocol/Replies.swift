@@ -296,9 +296,12 @@ public struct DecodedTimelineBody<Content: Codable & Sendable & Equatable>: Deco
 public struct ErrorBody: Codable, Sendable, Equatable, Error {
     public var code: ErrorCode
     public var message: String
+    /// Only on `wrong_shard`: where to resend.
+    public var redirect: ShardRedirect?
 
-    public init(code: ErrorCode, message: String) {
+    public init(code: ErrorCode, message: String, redirect: ShardRedirect? = nil) {
         self.code = code
         self.message = message
+        self.redirect = redirect
     }
 }

@@ -23,8 +23,8 @@ struct GoldenReplyHelperTests {
         case .reply(let type, let body):
             sent = try codec.reply(to: reply.inReplyTo, user: reply.user, type: type, body: try body(), now: GoldenFixtures.now)
             stampsItsOwnClock = false
-        case .error(let code, let message):
-            sent = codec.errorReply(to: reply.inReplyTo, user: reply.user, code: code, message: message)
+        case .error(let code, let message, let redirect):
+            sent = codec.errorReply(to: reply.inReplyTo, user: reply.user, code: code, message: message, redirect: redirect)
             stampsItsOwnClock = true
         }
         let header = try #require(try JSONSerialization.jsonObject(with: sent) as? [String: Any])

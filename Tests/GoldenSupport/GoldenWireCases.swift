@@ -16,7 +16,7 @@ struct GoldenWireCase: Sendable, CustomStringConvertible {
     struct ServiceReply: Sendable {
         enum Made: Sendable {
             case reply(MessageType, body: @Sendable () throws -> any Encodable & Sendable)
-            case error(ErrorCode, message: String)
+            case error(ErrorCode, message: String, redirect: ShardRedirect?)
         }
 
         var inReplyTo: String?
@@ -73,11 +73,13 @@ struct GoldenWireCase: Sendable, CustomStringConvertible {
     }
 
     /// An `Error` reply, as `codec.errorReply` makes it (with a fixed id and clock).
-    static func error(_ variant: String?, inReplyTo: String?, user: String?, code: ErrorCode, message: String) -> GoldenWireCase {
+    static func error(
+        _ variant: String?, inReplyTo: String?, user: String?, code: ErrorCode, message: String, redirect: ShardRedirect? = nil
+    ) -> GoldenWireCase {
         codable(
             .error, variant, role: .reply, id: GoldenFixtures.replyID, user: user, inReplyTo: inReplyTo,
-            serviceReply: ServiceReply(inReplyTo: inReplyTo, user: user, made: .error(code, message: message)),
-            body: { ErrorBody(code: code, message: message) })
+            serviceReply: ServiceReply(inReplyTo: inReplyTo, user: user, made: .error(code, message: message, redirect: redirect)),
+            body: { ErrorBody(code: code, message: message, redirect: redirect) })
     }
 
     /// An event as a publisher builds it (no `inReplyTo`), continuing a trace when `traceparent`
@@ -314,6 +316,14 @@ extension GoldenWireCase {
                 message: "tension level 4 is not one of [0, 3, 5, 7, 10]"),
             .error("bad-frames", inReplyTo: nil, user: nil, code: .badFrames, message: "expected exactly one payload frame, got 2"),
             .error("escapes", inReplyTo: GoldenFixtures.requestID, user: user, code: .internalError, message: GoldenFixtures.trickyText),
+            .error(
+                "wrong-shard", inReplyTo: GoldenFixtures.requestID, user: user, code: .wrongShard,
+                message: "\(user) is in slot \(UserSlot(user: user).index), owned by shard b at tcp://10.0.0.2:5560: send it there",
+                redirect: ShardRedirect(slot: UserSlot(user: user), shard: "b", endpoint: "tcp://10.0.0.2:5560")),
+            .error(
+                "wrong-shard-moving", inReplyTo: GoldenFixtures.requestID, user: user, code: .wrongShard,
+                message: "\(user) is in slot \(UserSlot(user: user).index), which is moving between shards: send it again shortly",
+                redirect: ShardRedirect(slot: UserSlot(user: user), shard: nil, endpoint: nil)),
             .reply(.syncReply) { syncResult },
             .reply(.syncReply, "failures") {
                 SyncResult(

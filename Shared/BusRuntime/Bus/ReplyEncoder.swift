@@ -11,9 +11,9 @@ extension WireCodec {
 
     /// Encodes an `Error` reply. Never throws: an error reply must always be sendable.
     /// Every error reply is counted by its code (``ErrorReplyMetrics``).
-    public func errorReply(to requestID: String?, user: String?, code: ErrorCode, message: String) -> Data {
+    public func errorReply(to requestID: String?, user: String?, code: ErrorCode, message: String, redirect: ShardRedirect? = nil) -> Data {
         ErrorReplyMetrics.count(code)
-        let body = ErrorBody(code: code, message: message)
+        let body = ErrorBody(code: code, message: message, redirect: redirect)
         return (try? reply(to: requestID, user: user, type: .error, body: body))
             ?? Data(#"{"type":"Error","version":1,"body":{"code":"internal","message":"unencodable error"}}"#.utf8)
     }
@@ -22,6 +22,17 @@ extension WireCodec {
     /// names what does not serve it ("by timeline-service", "on this endpoint").
     public func notServedReply(to request: some DecodedRequest, _ server: String) -> Data {
         errorReply(to: request.id, user: request.user, code: .unknownType, message: "\(request.type.rawValue) is not served \(server)")
+    }
+
+    /// The `wrong_shard` reply to a request for a user whose slot another shard owns.
+    public func wrongShardReply(to request: some DecodedRequest, user: String, _ redirect: ShardRedirect) -> Data {
+        let message =
+            if let shard = redirect.shard {
+                "\(user) is in slot \(redirect.slot), owned by shard \(shard)\(redirect.endpoint.map { " at \($0)" } ?? ""): send it there"
+            } else {
+                "\(user) is in slot \(redirect.slot), which is moving between shards: send it again shortly"
+            }
+        return errorReply(to: request.id, user: user, code: .wrongShard, message: message, redirect: redirect)
     }
 
     /// The error reply to a payload that failed to decode: it names the request it answers when
