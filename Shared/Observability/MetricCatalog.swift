@@ -84,6 +84,13 @@ public enum MetricCatalog {
         name: "widgetbus_sync_backlog_oldest_age_seconds", kind: .gauge, labels: [],
         help: "How long the oldest record waiting to be synced has waited (0 when none waits), read every 15 s.")
 
+    public static let shardSlotsOwned = MetricDescription(
+        name: "widgetbus_shard_slots_owned", kind: .gauge, labels: [],
+        help: "Slots (of 256) whose users this intent-handler serves, with a PostgreSQL state store shared by shards (docs/SCALING.md).")
+    public static let shardSlotMoves = MetricDescription(
+        name: "widgetbus_shard_slot_moves_total", kind: .counter, labels: ["change"],
+        help: "Slots this intent-handler took (free, or a lease that expired), released (above its even share), or lost (its lease expired or was taken: it was paused or cut off from PostgreSQL).")
+
     // MARK: - timeline-service
 
     public static let timelinesPublished = MetricDescription(
@@ -189,7 +196,7 @@ public enum MetricCatalog {
     public static let all: [MetricDescription] = [
         busMessagesReceived, busBatchSize, busHandlerDuration, busRequests, busRepliesSent, busRequestDuration, busRequestsWaiting, busRequestsShed, busEventsPublished,
         errorReplies, replicaLag, replicaResyncs, replicaEntries, curveRefusals, storeCommitDuration,
-        intentStatesCached, followerLag, intentsHeld, syncBacklogRecords, syncBacklogAge, timelinesPublished, timelineRequestsWaiting,
+        intentStatesCached, followerLag, intentsHeld, syncBacklogRecords, syncBacklogAge, shardSlotsOwned, shardSlotMoves, timelinesPublished, timelineRequestsWaiting,
         snapshotFilesWritten, snapshotWriteFailures, snapshotChangesCoalesced, snapshotFilesRefreshed, snapshotWriteBatchSize, snapshotFileLag,
         snapshotTimelinesFetched, snapshotWaitingBytes, snapshotFilesWaiting,
         metricSamples, metricMessagesRefused,

@@ -45,3 +45,29 @@ import Testing
         }
     }
 }
+
+/// Who a shard is, and the even share of slots each live shard aims at.
+@Suite struct ShardIdentityTests {
+    @Test func aShardIsNamedForItsHostAndSendsClientsToItsIntentsEndpointUnlessToldOtherwise() throws {
+        let plain = try IntentHandlerService.Configuration(environment: ["WIDGETBUS_INTENTS": "tcp://127.0.0.1:7000"]).shard
+        #expect(plain == ShardIdentity(name: ProcessInfo.processInfo.hostName, endpoint: "tcp://127.0.0.1:7000", lease: 3))
+        #expect(plain.renewalInterval == 1)
+        let named = try IntentHandlerService.Configuration(environment: [
+            "WIDGETBUS_SHARD_NAME": "east-1", "WIDGETBUS_SHARD_ENDPOINT": "tcp://10.0.0.7:5560", "WIDGETBUS_SHARD_LEASE_MS": "6000",
+        ]).shard
+        #expect(named == ShardIdentity(name: "east-1", endpoint: "tcp://10.0.0.7:5560", lease: 6))
+    }
+
+    @Test(arguments: ["299", "60001", "3s"])
+    func aLeaseOutsideitsRangeStopsTheService(_ value: String) {
+        #expect(throws: InvalidSetting.self) { try IntentHandlerService.Configuration(environment: ["WIDGETBUS_SHARD_LEASE_MS": value]) }
+    }
+
+    @Test func liveShardsShareTheSlotsEvenlyTheFirstInNameOrderTakingTheRemainder() {
+        #expect(SlotLeases.share(of: "a", among: ["a"]) == 256)
+        #expect(SlotLeases.share(of: "b", among: ["a", "b"]) == 128)
+        let three = ["a", "b", "c"].map { SlotLeases.share(of: $0, among: ["a", "b", "c"]) }
+        #expect(three == [86, 85, 85] && three.reduce(0, +) == 256)
+        #expect(SlotLeases.share(of: "z", among: ["a", "b"]) == 0, "a shard not among the live ones takes nothing")
+    }
+}

@@ -16,6 +16,8 @@ public struct IntentHandlerService: BusService {
         var stateEventsEndpoint: String
         var snapshotEndpoint: String
         var store: Store
+        /// Who this process is among the shards of a PostgreSQL store.
+        var shard: ShardIdentity
         /// How many user states (one user's state of one app) stay decoded in memory.
         var stateCapacity: Int
         /// Microseconds the intents socket rests after a batch it takes (``Bus/replies(at:batch:pacing:_:)``).
@@ -34,6 +36,10 @@ public struct IntentHandlerService: BusService {
             stateEventsEndpoint = BusEndpoint.stateEvents.resolve(in: environment)
             snapshotEndpoint = BusEndpoint.stateSnapshot.resolve(in: environment)
             store = try Store(environment: environment)
+            shard = ShardIdentity(
+                name: EnvironmentSetting.shardName.value(in: environment) ?? ProcessInfo.processInfo.hostName,
+                endpoint: EnvironmentSetting.shardEndpoint.value(in: environment) ?? intentsEndpoint,
+                lease: TimeInterval(try EnvironmentSetting.shardLease.integer(in: environment, range: 300...60_000)) / 1000)
             stateCapacity = try EnvironmentSetting.stateCapacity.integer(in: environment, range: 1...10_000_000)
             intentPacingMicroseconds = try EnvironmentSetting.intentPacing.integer(in: environment, range: 0...100_000)
             intentAdmission = RequestAdmission(
@@ -69,7 +75,7 @@ public struct IntentHandlerService: BusService {
         let store: any StateStore =
             switch configuration.store {
             case .sqlite(let path): try SQLiteStateStore(path: path, codec: bus.codec)
-            case .postgres(let url): try PostgresStateStore(url: url, codec: bus.codec, logger: logger)
+            case .postgres(let url): try PostgresStateStore(url: url, shard: configuration.shard, codec: bus.codec, logger: logger)
             }
         let pruned = try store.pruneHandledRequests(olderThan: bus.clock.now.addingTimeInterval(-handledRequestRetention))
         // A store that fails for a while (a database server restarting) fails the requests
@@ -82,6 +88,9 @@ public struct IntentHandlerService: BusService {
                     logger.warning("\(what) failed", metadata: ["widgetbus.error": "\(error)"])
                 }
             }
+        }
+        if let interval = store.leaseRenewalInterval {
+            housekeeping(every: interval, "renewing the shard's slot leases") { _ in try store.maintainLeases() }
         }
         housekeeping(every: Self.pruneInterval, "pruning the replies kept for retries") { now in
             _ = try store.pruneHandledRequests(olderThan: now.addingTimeInterval(-handledRequestRetention))
@@ -180,6 +189,15 @@ extension IntentHandlerService {
 }
 
 extension EnvironmentSetting {
+    public static let shardName = EnvironmentSetting(
+        variable: "WIDGETBUS_SHARD_NAME", defaultValue: "the host name",
+        purpose: "with a postgres:// state store: this intent-handler's name among the shards sharing the store, unique among them")
+    public static let shardEndpoint = EnvironmentSetting(
+        variable: "WIDGETBUS_SHARD_ENDPOINT", defaultValue: "WIDGETBUS_INTENTS_ENDPOINT",
+        purpose: "with a postgres:// state store: the intents endpoint other shards send clients to for this shard's users (wrong_shard)")
+    public static let shardLease = EnvironmentSetting(
+        variable: "WIDGETBUS_SHARD_LEASE_MS", defaultValue: "3000",
+        purpose: "with a postgres:// state store: how long a shard's slot leases last unrenewed (renewed every third of it); a dead shard's users move to the others within about this long and one renewal")
     public static let stateStore = EnvironmentSetting(
         variable: "WIDGETBUS_STATE_STORE", defaultValue: "none: SQLite file intent-handler.sqlite in WIDGETBUS_DATA_DIR",
         purpose: "where intent-handler keeps widget state: the path of a SQLite file, or a postgres:// or postgresql:// URL (sslmode, sslrootcert)")

@@ -71,6 +71,12 @@ final class IntentProcessor {
     /// The last sequence number given to an event, and the last one stored.
     private var sequence: UInt64
     private var storedSequence: UInt64
+    /// The store's count of slots taken as of the last transaction (``StateStore/slotsTaken``).
+    private var slotsTaken: Int
+    /// In the transaction in progress on a store shared by shards: the users whose slots were
+    /// checked, and where those this shard does not hold belong. Nil on a store that holds
+    /// every slot.
+    private var placement: (checked: Set<String>, redirects: [String: ShardRedirect])?
     /// `widgetbus_intent_states_cached`: user states decoded in memory (at most the capacity).
     private let statesCached = Gauge(MetricCatalog.intentStatesCached)
 
@@ -88,6 +94,7 @@ final class IntentProcessor {
         profiles = LeastRecentlyUsed(capacity: capacity)
         sequence = try store.write { try $0.lockSequence() }
         storedSequence = sequence
+        slotsTaken = store.slotsTaken
     }
 
     /// The sequence of the last committed event.
@@ -100,20 +107,31 @@ final class IntentProcessor {
         defer {
             uncommittedStates.removeAll(keepingCapacity: true)
             uncommittedProfiles.removeAll(keepingCapacity: true)
+            placement = nil
         }
         do {
             let outcomes = try store.write { db in
                 let stored = try db.lockSequence()
-                if stored != storedSequence {
+                if stored != storedSequence || store.slotsTaken != slotsTaken {
                     // Another session committed changes (a transaction of ours whose answer was
-                    // lost): memory may be older than the store, so it starts again from the store.
+                    // lost, or another shard's before this one took its slots): memory may be
+                    // older than the store, so it starts again from the store.
                     states.removeAll()
                     profiles.removeAll()
                     statesCached.record(0)
                     (sequence, storedSequence) = (stored, stored)
+                    slotsTaken = store.slotsTaken
                 }
                 if endpoint == .intents {
-                    try db.prefetchHandledRequests { messages.compactMap { $0.payload.flatMap { JSONFieldScanner($0).string("id") } } }
+                    var scanned: [JSONFieldScanner]?
+                    func fields() -> [JSONFieldScanner] {
+                        let fields = scanned ?? messages.compactMap { $0.payload.map(JSONFieldScanner.init) }
+                        scanned = fields
+                        return fields
+                    }
+                    try db.prefetchHandledRequests { fields().compactMap { $0.string("id") } }
+                    let users = { Set(fields().compactMap { $0.string("user") }) }
+                    placement = try db.redirects(for: users).map { (users(), $0) }
                 }
                 let outcomes = messages.map { process($0, on: endpoint, db: db) }
                 if sequence != storedSequence { try db.saveSequence(sequence) }
@@ -141,6 +159,13 @@ final class IntentProcessor {
     }
 
     private func handle(_ request: IntentsRequest, db: any StateTransaction) throws -> Outcome {
+        switch request.body {
+        case .ping, .pendingUsers, .notServed: break
+        default:
+            if let user = request.user, let redirect = try redirect(for: user, db: db) {
+                return Outcome(reply: codec.wrongShardReply(to: request, user: user, redirect))
+            }
+        }
         switch request.body {
         case .ping:
             return Outcome(reply: try codec.reply(to: request.id, user: request.user, type: .pong, body: EmptyBody()))
@@ -230,6 +255,18 @@ final class IntentProcessor {
             }
         }
         return outcome
+    }
+
+    /// Where `user`'s requests belong when this shard does not hold the user's slot.
+    private func redirect(for user: String, db: any StateTransaction) throws -> ShardRedirect? {
+        guard var placement else { return nil }
+        if !placement.checked.contains(user) {
+            // A user the burst's scan did not find: checked alone.
+            placement.redirects.merge(try db.redirects(for: { [user] }) ?? [:]) { $1 }
+            placement.checked.insert(user)
+            self.placement = placement
+        }
+        return placement.redirects[user]
     }
 
     /// The committed state of `user`'s `app`, or the one a request of this transaction left.

@@ -19,7 +19,12 @@ public struct EnvironmentSetting: Sendable, Hashable {
     }
 
     public func resolve(in environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        environment[variable].flatMap { $0.isEmpty ? nil : $0 } ?? defaultValue
+        value(in: environment) ?? defaultValue
+    }
+
+    /// The setting's value when it is set and not empty: for a default that is not a constant.
+    public func value(in environment: [String: String]) -> String? {
+        environment[variable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The setting as a whole number within `range`; anything else stops the service at start.

@@ -17,22 +17,35 @@ import WidgetDomain
 /// standby (`synchronous_standby_names`) after the standby has it too (docs/SCALING.md). One
 /// connection, used from the bus thread, every statement waited for; a request's writes go
 /// together as one statement (``PostgresStateTransaction``).
+///
+/// The store is shared by the intent-handler shards of a deployment, each owning a share of the
+/// users' slots through leases (``SlotLeases``) and keeping an event sequence of its own, named
+/// for the shard.
 final class PostgresStateStore: StateStore {
     private let connection: BlockingPostgresConnection
     private let codec: WireCodec
+    private let leases: SlotLeases
     let location: String
     /// `widgetbus_store_commit_duration_seconds{store="intent-handler"}`, as the SQLite store's.
     private let commits = Timer(MetricCatalog.storeCommitDuration, ["store": "intent-handler"])
 
-    /// Connects to `url` and creates the schema when it is missing.
-    init(url: PostgresURL, codec: WireCodec, logger: Logger) throws {
+    /// Connects to `url`, creates the schema when it is missing, and takes `shard`'s first slots.
+    init(url: PostgresURL, shard: ShardIdentity, codec: WireCodec, logger: Logger) throws {
+        leases = SlotLeases(shard: shard, logger: logger)
         do {
             connection = try BlockingPostgresConnection(url: url, logger: logger)
             try connection.transaction { connection in
                 // Two intent-handlers starting together would race on CREATE … IF NOT EXISTS.
                 try connection.run("SELECT pg_advisory_xact_lock(7239011)")
-                for statement in Self.schema { try connection.run(PostgresQuery(unsafeSQL: statement)) }
+                for statement in Self.schema + SlotLeases.schema { try connection.run(PostgresQuery(unsafeSQL: statement)) }
+                // A new shard's sequence starts above every version given so far.
+                try connection.run(
+                    """
+                    INSERT INTO widgetbus.bus_sequence (name, value)
+                    SELECT \(shard.name), coalesce(max(value), 0) FROM widgetbus.bus_sequence ON CONFLICT DO NOTHING
+                    """)
             }
+            try leases.maintain(on: connection)
         } catch {
             throw Failure(description: "the state store \(url.redacted) cannot be used: \(PostgresErrorText.describe(error))")
         }
@@ -72,16 +85,27 @@ final class PostgresStateStore: StateStore {
         """,
         "CREATE INDEX IF NOT EXISTS handled_request_age ON widgetbus.handled_request (handled_at)",
         "CREATE TABLE IF NOT EXISTS widgetbus.user_push_tokens (user_id text PRIMARY KEY, version bigint NOT NULL, tokens bytea NOT NULL)",
+        // One row per shard, named for it.
         "CREATE TABLE IF NOT EXISTS widgetbus.bus_sequence (name text PRIMARY KEY, value bigint NOT NULL)",
-        "INSERT INTO widgetbus.bus_sequence (name, value) VALUES ('state', 0) ON CONFLICT DO NOTHING",
     ]
+
+    var slotsTaken: Int { leases.taken }
+    var leaseRenewalInterval: TimeInterval? { leases.shard.renewalInterval }
+
+    func maintainLeases() throws {
+        do {
+            try leases.maintain(on: connection)
+        } catch {
+            throw Failure(description: PostgresErrorText.describe(error))
+        }
+    }
 
     func write<T>(_ body: (any StateTransaction) throws -> T) throws -> T {
         let start = DispatchTime.now()
         defer { commits.recordInterval(since: start) }
         do {
             return try connection.transaction { connection in
-                let transaction = PostgresStateTransaction(connection: connection, codec: codec)
+                let transaction = PostgresStateTransaction(connection: connection, leases: leases, codec: codec)
                 let result = try body(transaction)
                 try transaction.sendWrites()
                 return result
@@ -114,6 +138,7 @@ final class PostgresStateStore: StateStore {
 /// (a write whose result it reads). A write the server refuses fails the whole transaction.
 private final class PostgresStateTransaction: StateTransaction {
     let connection: BlockingPostgresConnection
+    let leases: SlotLeases
     let codec: WireCodec
     /// Writes not sent yet, by the row they write: a later write of the same row replaces an
     /// earlier one (one statement cannot change a row twice).
@@ -129,8 +154,9 @@ private final class PostgresStateTransaction: StateTransaction {
     /// A write's SQL, given the placeholders its values take in the combined statement.
     typealias Statement = (inout Placeholders) throws -> String
 
-    init(connection: BlockingPostgresConnection, codec: WireCodec) {
+    init(connection: BlockingPostgresConnection, leases: SlotLeases, codec: WireCodec) {
         self.connection = connection
+        self.leases = leases
         self.codec = codec
     }
 
@@ -166,12 +192,18 @@ private final class PostgresStateTransaction: StateTransaction {
     }
 
     func lockSequence() throws -> UInt64 {
-        let row = try read("SELECT value FROM widgetbus.bus_sequence WHERE name = 'state' FOR UPDATE").first
+        let row = try read("SELECT value FROM widgetbus.bus_sequence WHERE name = \(leases.shard.name) FOR UPDATE").first
         return UInt64(try row?.decode(Int64.self) ?? 0)
     }
 
     func saveSequence(_ sequence: UInt64) throws {
-        write(["sequence"]) { "UPDATE widgetbus.bus_sequence SET value = \(try $0(Int64(sequence))) WHERE name = 'state'" }
+        let shard = leases.shard.name
+        write(["sequence"]) { "UPDATE widgetbus.bus_sequence SET value = \(try $0(Int64(sequence))) WHERE name = \(try $0(shard))" }
+    }
+
+    func redirects(for users: () -> Set<String>) throws -> [String: ShardRedirect]? {
+        try sendWrites()
+        return try leases.redirects(for: users(), on: connection)
     }
 
     func prefetchHandledRequests(ids: () -> [String]) throws {

@@ -37,6 +37,11 @@ final class SQLiteStateStore: StateStore {
         }
     }
 
+    // One process, one file: it holds every slot.
+    var leaseRenewalInterval: TimeInterval? { nil }
+    func maintainLeases() throws {}
+    var slotsTaken: Int { 0 }
+
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -93,6 +98,8 @@ private struct SQLiteStateTransaction: StateTransaction {
     func saveSequence(_ sequence: UInt64) throws {
         try db.cachedStatement(sql: "UPDATE bus_sequence SET value = ? WHERE name = 'state'").execute(arguments: [sequence])
     }
+
+    func redirects(for users: () -> Set<String>) throws -> [String: ShardRedirect]? { nil }
 
     /// A lookup in a local file costs no round trip: each is made when asked.
     func prefetchHandledRequests(ids: () -> [String]) throws {}

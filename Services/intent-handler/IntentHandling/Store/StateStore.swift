@@ -23,6 +23,14 @@ protocol StateStore: AnyObject {
     func pendingBacklog() throws -> (records: Int, oldest: Date?)
     /// Deletes the replies kept for retries that were handled before `date`; returns how many.
     func pruneHandledRequests(olderThan date: Date) throws -> Int
+
+    /// How often a store shared by shards renews and balances this process's slot leases
+    /// (``maintainLeases()``); nil for a store of one process, which holds every slot.
+    var leaseRenewalInterval: TimeInterval? { get }
+    func maintainLeases() throws
+    /// How many slots this process took since it started: when the count changes, the states
+    /// it holds in memory may be older than the store's, written meanwhile by another shard.
+    var slotsTaken: Int { get }
 }
 
 /// How long a handled request's reply is kept for retries.
@@ -39,6 +47,12 @@ protocol StateTransaction {
     /// and seen.
     func lockSequence() throws -> UInt64
     func saveSequence(_ sequence: UInt64) throws
+
+    /// Where each of `users` belongs whose slot this process does not hold now; nil from a
+    /// store of one process, which holds every slot (and does not call `users`). The slots it
+    /// does hold cannot be taken by another shard until the transaction ends, so a change to
+    /// their users commits only while this process owns them.
+    func redirects(for users: () -> Set<String>) throws -> [String: ShardRedirect]?
 
     /// Tells the store which request ids the transaction is about to look up: a server store
     /// reads their replies at once instead of one round trip each. `ids` is called only by a

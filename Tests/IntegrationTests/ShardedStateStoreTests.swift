@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import WidgetBusProtocol
+import WidgetDomain
+
+/// Two intent-handler shards sharing one real PostgreSQL store: each serves the users of the
+/// slots it holds a lease on, sends the others to their owner (`wrong_shard`), takes a dead
+/// shard's slots within its lease and a renewal, and a shard whose lease was taken while it was
+/// paused can no longer write (fencing).
+@Suite(.serialized, .postgresServer, .blockingThreads)
+struct ShardedStateStoreTests {
+    /// Shards `a` and `b`, each a bus of its own (ports, data folder) on `database`, once each
+    /// holds its even share of the slots.
+    struct TwoShards {
+        let a: BusFixture
+        let b: BusFixture
+        let server: PostgresServer
+        let database: String
+
+        init(database: String) throws {
+            a = try BusFixture()
+            b = try BusFixture()
+            server = try a.keepState(inPostgresDatabase: database)
+            b.environment["WIDGETBUS_STATE_STORE"] = a.environment["WIDGETBUS_STATE_STORE"]
+            self.database = database
+            a.environment["WIDGETBUS_SHARD_NAME"] = "a"
+            b.environment["WIDGETBUS_SHARD_NAME"] = "b"
+            try a.start(.intentHandler)
+            try b.start(.intentHandler)
+            try a.waitUntil("a and b hold 128 slots each", timeout: 15) { try slotsByOwner() == ["a": 128, "b": 128] }
+        }
+
+        func slotsByOwner() throws -> [String: Int] {
+            var counts: [String: Int] = [:]
+            for row in try server.rows("SELECT coalesce(owner, '-'), count(*) FROM widgetbus.slot_lease GROUP BY 1", database: database) {
+                counts[row[0]] = Int(row[1])
+            }
+            return counts
+        }
+
+        func owner(of user: String) throws -> String {
+            try server.psql("SELECT coalesce(owner, '-') FROM widgetbus.slot_lease WHERE slot = \(UserSlot(user: user).index)", database: database)
+        }
+
+        /// A user whose slot `shard` holds.
+        func user(on shard: String) throws -> String {
+            for candidate in (0..<1_000).map({ "user-\($0)" }) where try owner(of: candidate) == shard { return candidate }
+            throw FixtureError.timedOut("no user on shard \(shard)")
+        }
+    }
+
+    @Test func eachShardServesItsSlotsAndSendsTheOthersToTheirOwner() throws {
+        let shards = try TwoShards(database: "shards_split")
+        let alice = try shards.user(on: "a")
+
+        let refused = try shards.b.sendExpectingError(.recordTension, user: alice, body: #"{"level":3}"#)
+        #expect(refused.code == .wrongShard, "\(refused)")
+        #expect(refused.redirect == ShardRedirect(slot: UserSlot(user: alice), shard: "a", endpoint: shards.a.endpoint(.intents)))
+        #expect(refused.message.contains("owned by shard a"), "\(refused.message)")
+        #expect(try shards.server.psql("SELECT count(*) FROM widgetbus.widget_state", database: shards.database) == "0", "b changed nothing")
+
+        let recorded = try shards.a.send(.recordTension, user: alice, body: #"{"level":3}"#)
+        #expect(recorded.version > 0)
+        let bob = try shards.user(on: "b")
+        #expect(try shards.b.send(.recordTension, user: bob, body: #"{"level":5}"#).version > 0)
+        #expect(try shards.a.sendExpectingError(.recordTension, user: bob, body: #"{"level":5}"#).redirect?.shard == "b")
+    }
+
+    @Test func aKilledShardsUsersMoveToTheOtherWithinItsLeaseAndNoVersionGoesBack() throws {
+        let shards = try TwoShards(database: "shards_kill")
+        let carol = try shards.user(on: "a")
+        let suggested = try shards.a.send(.recordTension, user: carol, body: #"{"level":10}"#)
+        guard case .tensionCheck(let state) = suggested.state, case .suggestion(_, let checkIn) = state.phase else {
+            Issue.record("expected a suggestion")
+            return
+        }
+        // b's own stream is far behind a's: its sequence must still not give carol an older version.
+        let dave = try shards.user(on: "b")
+        try shards.b.send(.recordTension, user: dave, body: #"{"level":3}"#)
+
+        shards.a.kill9(.intentHandler)
+        let killed = Date()
+        var done: StateRecord?
+        var last = ""
+        do {
+            try shards.b.waitUntil("b serves a's users", timeout: 15) {
+                let result = try shards.b.sendRaw(MessageType.markInterventionDone.rawValue, user: carol, body: #"{"checkInId":"\#(checkIn.id)"}"#)
+                last = result.stdout + result.stderr
+                if result.status == 0 { done = try shards.b.codec.decode(Envelope<StateRecord>.self, from: result.stdoutData).body }
+                return done != nil
+            }
+        } catch {
+            Issue.record("b's last answer: \(last)")
+            throw error
+        }
+        let moved = Date().timeIntervalSince(killed)
+        // The documented bound is the lease (3 s) and one renewal (1 s); a loaded machine gets more slack.
+        #expect(moved < 8, "a's users waited \(moved) s")
+        let record = try #require(done)
+        guard case .tensionCheck(let doneState) = record.state, case .completed = doneState.phase else {
+            Issue.record("b did not continue from a's state: \(record.state)")
+            return
+        }
+        #expect(record.version > suggested.version, "carol's version went from \(suggested.version) to \(record.version)")
+        #expect(try shards.slotsByOwner() == ["b": 256])
+        let pending = try shards.b.pendingRecords(user: carol)
+        guard pending.count == 1, case .tensionCheckIn(let record) = pending[0] else {
+            Issue.record("expected a's check-in, completed by b: \(pending)")
+            return
+        }
+        #expect(record.interventionCompleted && record.tensionLevel == 10)
+    }
+
+    @Test func aPausedOwnerWhoseLeaseWasTakenRefusesItsUsersThenRejoins() throws {
+        let shards = try TwoShards(database: "shards_pause")
+        let erin = try shards.user(on: "a")
+        let first = try shards.a.send(.recordTension, user: erin, body: #"{"level":3}"#)
+        let paused = try #require(shards.a.running[.intentHandler])
+        kill(paused.pid, SIGSTOP)
+        // An intent for erin waits in a's socket while a is paused.
+        let waiting = try WidgetctlInBackground(
+            shards.a, ["send", "RecordTensionIntent", "--user", erin, "--body", #"{"level":5}"#, "--timeout", "30000", "--attempts", "1"])
+        try shards.b.waitUntil("b took a's slots", timeout: 15) { try shards.owner(of: erin) == "b" }
+        let taken = try shards.b.send(.recordTension, user: erin, body: #"{"level":7}"#)
+        kill(paused.pid, SIGCONT)
+
+        let answer = try waiting.result()
+        let refused = try shards.a.codec.decode(Envelope<ErrorBody>.self, from: answer.stdoutData).body
+        #expect(answer.status == 1 && refused.code == .wrongShard, "a, its lease taken, refused the intent: \(answer.stdout)")
+        let levels = try shards.b.pendingRecords(user: erin).compactMap { record -> Int? in
+            guard case .tensionCheckIn(let checkIn) = record else { return nil }
+            return checkIn.tensionLevel
+        }
+        #expect(levels.sorted() == [3, 7], "a wrote nothing after its lease was taken")
+        #expect(try shards.b.storedState(.tensionCheck, user: erin)?.version == taken.version)
+        #expect(taken.version > first.version)
+        try shards.a.waitUntil("a rejoins with its share", timeout: 15) { try shards.slotsByOwner() == ["a": 128, "b": 128] }
+    }
+}
+
+/// widgetctl started and left running; ``result()`` waits for it.
+private final class WidgetctlInBackground {
+    private let process = Process()
+    private let output: URL
+
+    init(_ bus: BusFixture, _ arguments: [String]) throws {
+        output = bus.root.appendingPathComponent("widgetctl-\(UUID().uuidString).out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.executableURL = BusFixture.productsDirectory.appendingPathComponent("widgetctl")
+        process.arguments = arguments
+        process.environment = bus.environment
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func result() throws -> (status: Int32, stdout: String, stdoutData: Data) {
+        process.waitUntilExit()
+        let data = try Data(contentsOf: output)
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self), data)
+    }
+}
