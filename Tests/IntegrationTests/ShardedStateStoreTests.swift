@@ -6,7 +6,7 @@ import WidgetDomain
 /// Two intent-handler shards sharing one real PostgreSQL store: each serves the users of the
 /// slots it holds a lease on, sends the others to their owner (`wrong_shard`), takes a dead
 /// shard's slots within its lease and a renewal, and a shard whose lease was taken while it was
-/// paused can no longer write (fencing).
+/// paused can no longer write (fencing). widgetctl and app-gateway follow the redirect.
 @Suite(.serialized, .postgresServer, .blockingThreads)
 struct ShardedStateStoreTests {
     /// Shards `a` and `b`, each a bus of its own (ports, data folder) on `database`, once each
@@ -17,9 +17,11 @@ struct ShardedStateStoreTests {
         let server: PostgresServer
         let database: String
 
-        init(database: String) throws {
-            a = try BusFixture()
+        /// `a` may be a bus already running other services (app-gateway's).
+        init(database: String, a: BusFixture? = nil) throws {
+            self.a = try a ?? BusFixture()
             b = try BusFixture()
+            let a = self.a
             server = try a.keepState(inPostgresDatabase: database)
             b.environment["WIDGETBUS_STATE_STORE"] = a.environment["WIDGETBUS_STATE_STORE"]
             self.database = database
@@ -42,18 +44,25 @@ struct ShardedStateStoreTests {
             try server.psql("SELECT coalesce(owner, '-') FROM widgetbus.slot_lease WHERE slot = \(UserSlot(user: user).index)", database: database)
         }
 
-        /// A user whose slot `shard` holds.
-        func user(on shard: String) throws -> String {
-            for candidate in (0..<1_000).map({ "user-\($0)" }) where try owner(of: candidate) == shard { return candidate }
+        /// A user whose slot `shard` holds, of those `candidate` names.
+        func user(on shard: String, _ candidate: (Int) -> String = { "user-\($0)" }) throws -> String {
+            for user in (0..<1_000).map(candidate) where try owner(of: user) == shard { return user }
             throw FixtureError.timedOut("no user on shard \(shard)")
         }
+    }
+
+    /// What a shard answers a request sent to it alone, as a client that does not follow
+    /// redirects sees it.
+    func errorReply(from shard: BusFixture, _ type: MessageType, user: String, body: String) throws -> ErrorBody? {
+        let client = try RawClient(endpoint: shard.endpoint(.intents))
+        return try client.errorReply(toJSON: RawClient.envelope(type: type.rawValue, user: user, body: body))?.body
     }
 
     @Test func eachShardServesItsSlotsAndSendsTheOthersToTheirOwner() throws {
         let shards = try TwoShards(database: "shards_split")
         let alice = try shards.user(on: "a")
 
-        let refused = try shards.b.sendExpectingError(.recordTension, user: alice, body: #"{"level":3}"#)
+        let refused = try #require(try errorReply(from: shards.b, .recordTension, user: alice, body: #"{"level":3}"#))
         #expect(refused.code == .wrongShard, "\(refused)")
         #expect(refused.redirect == ShardRedirect(slot: UserSlot(user: alice), shard: "a", endpoint: shards.a.endpoint(.intents)))
         #expect(refused.message.contains("owned by shard a"), "\(refused.message)")
@@ -62,8 +71,30 @@ struct ShardedStateStoreTests {
         let recorded = try shards.a.send(.recordTension, user: alice, body: #"{"level":3}"#)
         #expect(recorded.version > 0)
         let bob = try shards.user(on: "b")
-        #expect(try shards.b.send(.recordTension, user: bob, body: #"{"level":5}"#).version > 0)
-        #expect(try shards.a.sendExpectingError(.recordTension, user: bob, body: #"{"level":5}"#).redirect?.shard == "b")
+        #expect(try errorReply(from: shards.a, .recordTension, user: bob, body: #"{"level":5}"#)?.redirect?.shard == "b")
+        #expect(try shards.server.psql("SELECT count(*) FROM widgetbus.widget_state", database: shards.database) == "1")
+    }
+
+    @Test func widgetctlSendsARequestWhereWrongShardPointsIt() throws {
+        let shards = try TwoShards(database: "shards_widgetctl")
+        let alice = try shards.user(on: "a")
+        let recorded = try shards.b.send(.recordTension, user: alice, body: #"{"level":3}"#)
+        #expect(recorded.version > 0)
+        #expect(
+            try shards.server.psql("SELECT version FROM widgetbus.widget_state WHERE user_id = '\(alice)'", database: shards.database)
+                == "\(recorded.version)", "a, the owner, stored it")
+    }
+
+    @Test func appGatewaySendsAnIntentWhereWrongShardPointsIt() async throws {
+        let gateway = try GatewayFixture(services: [])
+        let shards = try TwoShards(database: "shards_gateway", a: gateway.bus)
+        // The gateway sends to a; a subject whose user b owns.
+        let subject = try #require(try (0..<1_000).map { "s\($0)" }.first { try shards.owner(of: GatewayFixture.user($0)) == "b" })
+        let answer = try await gateway.tap(subject, MessageType.recordTension.rawValue, #"{"level":5}"#)
+        #expect(answer.status == 200, "\(answer.text)")
+        let stored = try shards.server.psql(
+            "SELECT count(*) FROM widgetbus.widget_state WHERE user_id = '\(GatewayFixture.user(subject))'", database: shards.database)
+        #expect(stored == "1")
     }
 
     @Test func aKilledShardsUsersMoveToTheOtherWithinItsLeaseAndNoVersionGoesBack() throws {
@@ -80,13 +111,17 @@ struct ShardedStateStoreTests {
 
         shards.a.kill9(.intentHandler)
         let killed = Date()
+        // Asked of b alone: widgetctl would follow b's redirects to a, dead, and wait for it.
+        let client = try RawClient(endpoint: shards.b.endpoint(.intents))
         var done: StateRecord?
         var last = ""
         do {
             try shards.b.waitUntil("b serves a's users", timeout: 15) {
-                let result = try shards.b.sendRaw(MessageType.markInterventionDone.rawValue, user: carol, body: #"{"checkInId":"\#(checkIn.id)"}"#)
-                last = result.stdout + result.stderr
-                if result.status == 0 { done = try shards.b.codec.decode(Envelope<StateRecord>.self, from: result.stdoutData).body }
+                let request = RawClient.envelope(
+                    type: MessageType.markInterventionDone.rawValue, user: carol, body: #"{"checkInId":"\#(checkIn.id)"}"#)
+                let reply = try #require(try client.exchange([Data(request.utf8)])?.first)
+                last = String(decoding: reply, as: UTF8.self)
+                done = try? shards.b.codec.decode(Envelope<StateRecord>.self, from: reply).body
                 return done != nil
             }
         } catch {
@@ -117,16 +152,16 @@ struct ShardedStateStoreTests {
         let first = try shards.a.send(.recordTension, user: erin, body: #"{"level":3}"#)
         let paused = try #require(shards.a.running[.intentHandler])
         kill(paused.pid, SIGSTOP)
-        // An intent for erin waits in a's socket while a is paused.
-        let waiting = try WidgetctlInBackground(
-            shards.a, ["send", "RecordTensionIntent", "--user", erin, "--body", #"{"level":5}"#, "--timeout", "30000", "--attempts", "1"])
+        // An intent for erin waits for a while a is paused.
+        let waiting = try RawClient(endpoint: shards.a.endpoint(.intents))
+        try waiting.send([Data(RawClient.envelope(type: MessageType.recordTension.rawValue, user: erin, body: #"{"level":5}"#).utf8)])
         try shards.b.waitUntil("b took a's slots", timeout: 15) { try shards.owner(of: erin) == "b" }
         let taken = try shards.b.send(.recordTension, user: erin, body: #"{"level":7}"#)
         kill(paused.pid, SIGCONT)
 
-        let answer = try waiting.result()
-        let refused = try shards.a.codec.decode(Envelope<ErrorBody>.self, from: answer.stdoutData).body
-        #expect(answer.status == 1 && refused.code == .wrongShard, "a, its lease taken, refused the intent: \(answer.stdout)")
+        let answer = try #require(try waiting.receive()?.first, "a answers once resumed")
+        let refused = try shards.a.codec.decode(Envelope<ErrorBody>.self, from: answer).body
+        #expect(refused.code == .wrongShard && refused.redirect?.shard == "b", "a, its lease taken, refused the intent: \(refused)")
         let levels = try shards.b.pendingRecords(user: erin).compactMap { record -> Int? in
             guard case .tensionCheckIn(let checkIn) = record else { return nil }
             return checkIn.tensionLevel
@@ -135,28 +170,5 @@ struct ShardedStateStoreTests {
         #expect(try shards.b.storedState(.tensionCheck, user: erin)?.version == taken.version)
         #expect(taken.version > first.version)
         try shards.a.waitUntil("a rejoins with its share", timeout: 15) { try shards.slotsByOwner() == ["a": 128, "b": 128] }
-    }
-}
-
-/// widgetctl started and left running; ``result()`` waits for it.
-private final class WidgetctlInBackground {
-    private let process = Process()
-    private let output: URL
-
-    init(_ bus: BusFixture, _ arguments: [String]) throws {
-        output = bus.root.appendingPathComponent("widgetctl-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.executableURL = BusFixture.productsDirectory.appendingPathComponent("widgetctl")
-        process.arguments = arguments
-        process.environment = bus.environment
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    func result() throws -> (status: Int32, stdout: String, stdoutData: Data) {
-        process.waitUntilExit()
-        let data = try Data(contentsOf: output)
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self), data)
     }
 }

@@ -75,16 +75,28 @@ enum RequestFailure: Error, CustomStringConvertible {
 }
 
 extension RequestOptions {
-    /// Sends `envelope` to `endpoint` (Lazy Pirate) and returns the raw reply payload.
+    /// Sends `envelope` to `endpoint` (Lazy Pirate) and returns the raw reply payload. A
+    /// `wrong_shard` reply is followed: the same request goes to the shard it names, or, while
+    /// the user's slot moves between shards, to the same place again after a pause — for as long
+    /// as the attempts' time (``timeout`` × ``attempts``) lasts.
     func send(_ envelope: Envelope<some Encodable & Sendable>, to endpoint: String, codec: WireCodec) throws -> Data {
         let context = try ZMQContextHolder.shared
-        let client = RequestClient(
-            context: context, endpoint: endpoint, timeoutMilliseconds: timeout, attempts: attempts,
-            security: try BusSecurity.Settings.ofThisProcess())
-        do {
-            return try client.request(try codec.encode(envelope))
-        } catch let error as RequestClient.NoReply {
-            throw RequestFailure.noReply("\(error) — is the service running?")
+        let security = try BusSecurity.Settings.ofThisProcess()
+        let payload = try codec.encode(envelope)
+        let deadline = ContinuousClock.now + .milliseconds(timeout * attempts)
+        var shards = ShardMap(defaultEndpoint: endpoint)
+        while true {
+            let client = RequestClient(
+                context: context, endpoint: shards.endpoint(for: envelope.user), timeoutMilliseconds: timeout, attempts: attempts,
+                security: security)
+            let reply: Data
+            do {
+                reply = try client.request(payload)
+            } catch let error as RequestClient.NoReply {
+                throw RequestFailure.noReply("\(error) — is the service running?")
+            }
+            guard let redirect = ReplyDecoding.wrongShardRedirect(in: reply, codec: codec), ContinuousClock.now < deadline else { return reply }
+            if shards.learn(redirect) == .afterPause { Thread.sleep(forTimeInterval: 0.25) }
         }
     }
 }

@@ -57,3 +57,14 @@ public enum ReplyDecoding {
         return .success(try codec.decode(Envelope<Body>.self, from: payload))
     }
 }
+
+extension ReplyDecoding {
+    /// The redirect of a `wrong_shard` reply; nil for any other reply. Reads the error body only
+    /// when the reply is one.
+    public static func wrongShardRedirect(in payload: Data, codec: WireCodec) -> ShardRedirect? {
+        let reply = JSONFieldScanner(payload)
+        guard reply.string("type") == MessageType.error.rawValue, reply.object("body")?.string("code") == ErrorCode.wrongShard.rawValue
+        else { return nil }
+        return (try? codec.decode(Envelope<ErrorBody>.self, from: payload))?.body.redirect
+    }
+}

@@ -55,12 +55,11 @@ struct StepRecords: Sendable {
     var records: [IntentRecord]
 }
 
-/// Sends the load: owns one DEALER socket connected to intent-handler's ROUTER (frames
-/// `["", payload]`, so replies come back as `["", reply]`, many in flight) and the simulated
-/// users. Created, used and dropped on one dedicated thread.
+/// Sends the load: owns the DEALER sockets connected to intent-handler's ROUTERs, one per shard
+/// (``ShardDealers``; frames `["", payload]`, so replies come back as `["", reply]`, many in
+/// flight), and the simulated users. Created, used and dropped on one dedicated thread.
 final class IntentDriver {
-    private let socket: ZMQSocket
-    private let descriptor: Int32
+    private let dealers: ShardDealers
     private let endpoint: String
     private let encoder = WireCodec()
     private let decoder = JSONDecoder()
@@ -74,13 +73,7 @@ final class IntentDriver {
 
     init(context: ZMQContext, endpoint: String, runID: String, userPrefix: String, users: Int, mix: LoadMix,
          timeout: Duration, seed: UInt64) throws {
-        socket = try ZMQSocket(context: context, type: .dealer)
-        try socket.setLinger(milliseconds: 0)
-        try socket.setSendHighWaterMark(0)  // open loop: queue rather than refuse when the server lags
-        try socket.setReceiveHighWaterMark(0)
-        try socket.setMaxMessageSize(bytes: ProtocolLimits.maxTransportBytes)
-        try socket.connect(endpoint, security: try BusSecurity.Settings.ofThisProcess())
-        descriptor = try socket.fileDescriptor
+        dealers = try ShardDealers(context: context, endpoint: endpoint)
         self.endpoint = endpoint
         self.runID = runID
         self.timeout = timeout
@@ -88,10 +81,6 @@ final class IntentDriver {
         idle = Array(0..<users)
         random = SeededRandom(seed: seed)
         self.mix = mix
-    }
-
-    deinit {
-        socket.close()
     }
 
     // MARK: - Set-up
@@ -128,7 +117,7 @@ final class IntentDriver {
                 users[user].busy = true
                 inFlight[id] = (user, message)
             }
-            guard try waitForReplies(until: .now + .milliseconds(100)) else {
+            guard try dealers.waitForReplies(until: .now + .milliseconds(100)) else {
                 if ContinuousClock.now - lastReply > timeout {
                     throw LoadTestError("no reply from intent-handler at \(endpoint) within \(timeout): is it running?")
                 }
@@ -136,6 +125,7 @@ final class IntentDriver {
             }
             while let (reply, _) = try receiveReply() {
                 guard let id = reply.inReplyTo, let (user, message) = inFlight.removeValue(forKey: id) else { continue }
+                dealers.forget(id)
                 lastReply = .now
                 if reply.body?.code == ErrorCode.unavailable.rawValue, attempts[id, default: 1] < Self.setupAttempts {
                     attempts[id, default: 1] += 1
@@ -261,9 +251,10 @@ final class IntentDriver {
                 case .closed: wakeUp = min(wakeUp, end)
                 }
             }
-            guard try waitForReplies(until: wakeUp) else { continue }
+            guard try dealers.waitForReplies(until: wakeUp) else { continue }
             while let (reply, at) = try receiveReply() {
                 guard let id = reply.inReplyTo, let index = inFlight.removeValue(forKey: id) else { continue }
+                dealers.forget(id)
                 let user = records[index].key.user
                 records[index].replied = at
                 if let code = reply.body?.code {
@@ -298,6 +289,7 @@ final class IntentDriver {
         for (id, index) in inFlight where now - records[index].sent > timeout {
             records[index].outcome = .timedOut
             inFlight.removeValue(forKey: id)
+            dealers.forget(id)
             release(records[index].key.user)
             expired += 1
         }
@@ -321,45 +313,16 @@ final class IntentDriver {
     private func send(id: String, user: Int, message: PlannedMessage) throws -> ContinuousClock.Instant {
         let payload = try encoder.encode(Envelope(id: id, type: message.type.rawValue, user: users[user].name, body: message.body))
         let now = ContinuousClock.now
-        guard try socket.send([Data(), payload], dontWait: true) else {
-            throw LoadTestError("could not queue a request to \(endpoint) (send queue full)")
-        }
+        try dealers.send(id: id, user: users[user].name, payload: payload)
         return now
     }
 
     /// One reply, decoded, with its arrival time; nil when none is waiting.
     private func receiveReply() throws -> (LoadTestReply, ContinuousClock.Instant)? {
-        while let frames = try socket.receiveMessage(dontWait: true) {
-            let at = ContinuousClock.now
-            guard let payload = frames.last else { continue }
-            if let reply = try? decoder.decode(LoadTestReply.self, from: payload) { return (reply, at) }
-            // Not what a reply should look like: an error for the request it names, if any.
-            let header = try? decoder.decode(EnvelopeHeader.self, from: payload)
-            return (LoadTestReply(type: header?.type ?? "?", inReplyTo: header?.inReplyTo, body: .init(code: "undecodable_reply")), at)
-        }
-        return nil
-    }
-
-    /// Waits until a reply is readable or `deadline` passes, with microsecond resolution (a
-    /// millisecond poll would make an open-loop sender up to a millisecond late at every tick):
-    /// the socket's `ZMQ_FD` under `select`, checked with a zero-timeout poll before and after,
-    /// as libzmq requires for that edge-triggered descriptor.
-    private func waitForReplies(until deadline: ContinuousClock.Instant) throws -> Bool {
-        if try ZMQPoller.isReadable(socket, waitingMilliseconds: 0) { return true }
-        let remaining = deadline - .now
-        guard remaining > .zero else { return false }
-        if descriptor >= 0, descriptor < 1024 {  // FD_SETSIZE
-            var readable = fd_set()
-            withUnsafeMutableBytes(of: &readable) { raw in
-                let words = raw.bindMemory(to: Int.self)
-                words[Int(descriptor) / Int.bitWidth] |= 1 << (Int(descriptor) % Int.bitWidth)
-            }
-            let (seconds, attoseconds) = remaining.components
-            var wait = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-            _ = select(descriptor + 1, &readable, nil, nil, &wait)
-        } else {
-            _ = try ZMQPoller.poll([(socket, .readable)], timeoutMilliseconds: Int(remaining.asMilliseconds.rounded(.up)))
-        }
-        return try ZMQPoller.isReadable(socket, waitingMilliseconds: 0)
+        guard let (payload, at) = try dealers.receive() else { return nil }
+        if let reply = try? decoder.decode(LoadTestReply.self, from: payload) { return (reply, at) }
+        // Not what a reply should look like: an error for the request it names, if any.
+        let header = try? decoder.decode(EnvelopeHeader.self, from: payload)
+        return (LoadTestReply(type: header?.type ?? "?", inReplyTo: header?.inReplyTo, body: .init(code: "undecodable_reply")), at)
     }
 }

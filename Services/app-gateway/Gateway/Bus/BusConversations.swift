@@ -60,6 +60,11 @@ final class BusConversations: Sendable {
 
 /// The bus end of ``BusConversations``: DEALERs to intent-handler and timeline-service, a PUSH to
 /// metrics-ingest, and the requests waiting for their replies. Owned by the bus thread.
+///
+/// intent-handler may run as shards (docs/SCALING.md): a request answered `wrong_shard` naming
+/// the owner of its user's slot is sent there, on a DEALER of its own, and so is every later
+/// request for that slot (``ShardMap``). A slot moving between shards (no owner named) is
+/// answered as it is, a 503 the client retries.
 final class BusConversationEndpoints {
     private struct Key: Hashable {
         var id: String
@@ -77,17 +82,34 @@ final class BusConversationEndpoints {
     /// Deadlines of the waiting requests, earliest first; an entry whose request was answered is
     /// skipped when it comes up.
     private var deadlines = Heap<Deadline>()
+    /// The intents waiting, to send again where a `wrong_shard` reply points, and how many
+    /// times each was redirected.
+    private var intentsSent: [Key: (payload: Data, redirects: Int)] = [:]
+    private var shards: ShardMap
+    /// A DEALER per intent-handler shard, by endpoint, the configured one first.
+    private var shardSockets: [String: ZMQSocket] = [:]
+    /// A request redirected more often is answered with its last reply: shards that disagree
+    /// for longer are moving the slot.
+    private static let mostRedirects = 3
 
     init(bus: Bus, intents: String, timelines: String, metrics: String, conversations: BusConversations) throws {
         let answers = Answers()
-        let intentsSocket = try bus.dealer(connectedTo: intents) { answers.received($0) }
+        shards = ShardMap(defaultEndpoint: intents)
+        func intentsSocket(for user: String) throws -> ZMQSocket {
+            let endpoint = shards.endpoint(for: user)
+            if let socket = shardSockets[endpoint] { return socket }
+            let socket = try bus.dealer(connectedTo: endpoint) { answers.received($0) }
+            shardSockets[endpoint] = socket
+            return socket
+        }
+        _ = try intentsSocket(for: "")
         let timelinesSocket = try bus.dealer(connectedTo: timelines) { answers.received($0) }
         let metricsSocket = try bus.pusher(connectedTo: metrics)
         bus.receive(from: conversations.mailbox) { [self] messages in
             for message in messages {
                 let socket =
                     switch message.destination {
-                    case .intents: intentsSocket
+                    case .intents: try intentsSocket(for: message.user)
                     case .timelines: timelinesSocket
                     case .metrics: metricsSocket
                     }
@@ -104,27 +126,38 @@ final class BusConversationEndpoints {
                 let key = Key(id: message.id, user: message.user)
                 waiting[key, default: []].append(message.answer)
                 deadlines.insert(Deadline(instant: message.deadline, key: key))
+                if message.destination == .intents { intentsSent[key] = (message.payload, intentsSent[key]?.redirects ?? 0) }
             }
         }
         bus.afterMessages { [self] _ in
             for payload in answers.take() {
                 let reply = JSONFieldScanner(payload)
-                guard let id = reply.string("inReplyTo"), let user = reply.string("user"),
-                    let answers = waiting.removeValue(forKey: Key(id: id, user: user))
-                else { continue }
-                for answer in answers { answer(.reply(payload)) }
+                guard let id = reply.string("inReplyTo"), let user = reply.string("user") else { continue }
+                let key = Key(id: id, user: user)
+                if let intent = intentsSent[key], intent.redirects < Self.mostRedirects,
+                    let redirect = ReplyDecoding.wrongShardRedirect(in: payload, codec: bus.codec),
+                    case .to = shards.learn(redirect),
+                    (try? intentsSocket(for: user).send([Data(), intent.payload], dontWait: true)) == true
+                {
+                    intentsSent[key]?.redirects += 1
+                    continue
+                }
+                intentsSent[key] = nil
+                for answer in waiting.removeValue(forKey: key) ?? [] { answer(.reply(payload)) }
             }
         }
         bus.timer(dueBy: { [self] in deadlines.min?.instant }) { [self] _ in
             let now = ContinuousClock.now
             while let first = deadlines.min, first.instant <= now {
                 deadlines.removeMin()
+                intentsSent[first.key] = nil
                 for answer in waiting.removeValue(forKey: first.key) ?? [] { answer(.noAnswer) }
             }
         }
         bus.onStop { [self] _ in
             for answers in waiting.values { for answer in answers { answer(.noAnswer) } }
             waiting.removeAll()
+            intentsSent.removeAll()
         }
     }
 
