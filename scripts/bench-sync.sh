@@ -34,26 +34,15 @@ export WIDGETBUS_SYNC="tcp://127.0.0.1:$(free_port)"
 export WIDGETBUS_SYNC_EVENTS="tcp://127.0.0.1:$(free_port)"
 export WIDGETBUS_LOG_LEVEL=warning
 
-# PostgreSQL in a temporary directory; as root it must run as the postgres user.
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-pgdir=$(mktemp -d /tmp/widgetbus-bench-pg.XXXXXX)
-pgport=$(free_port)
-as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres:postgres "$pgdir"
-
+source scripts/lib/bench-postgres.sh
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    as_postgres "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate stop >/dev/null 2>&1 || true
-    rm -rf "$pgdir"
+    stop_bench_postgres
 }
 trap cleanup EXIT
-
-as_postgres "$pgbin/initdb" -D "$pgdir/data" -U postgres -A trust -N -E UTF8 >/dev/null
-as_postgres "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$pgdir" start >/dev/null
-"$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -X -q -c "CREATE DATABASE bench"
+start_bench_postgres
 
 wait_for() { for _ in $(seq 100); do "$bin/widgetctl" ping "$1" --timeout 200 --attempts 1 >/dev/null 2>&1 && return 0; sleep 0.2; done; return 1; }
 
@@ -72,7 +61,6 @@ run_target() {  # label, prefix, database URL ('' for SQLite)
     kill -TERM "$agent" && wait "$agent"
 }
 
-run_target "PostgreSQL" pg "postgres://postgres@127.0.0.1:$pgport/bench?sslmode=disable"
-"$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -d bench -X -At \
-    -c "SELECT 'PostgreSQL rows: ' || count(*) || ', distinct ids: ' || count(DISTINCT id) FROM stress_check_ins"
+run_target "PostgreSQL" pg "$bench_postgres_url"
+bench_psql -c "SELECT 'PostgreSQL rows: ' || count(*) || ', distinct ids: ' || count(DISTINCT id) FROM stress_check_ins"
 run_target "SQLite" sqlite ""

@@ -19,7 +19,7 @@ struct WidgetBusLoadTest: ParsableCommand {
             """,
         subcommands: [
             LoadTestCommand.self, IntentHandlerBenchmark.self, SnapshotWriterBenchmark.self, SyncAgentBenchmark.self,
-            MetricsIngestBenchmark.self, PushGatewayBenchmark.self, AppGatewayBenchmark.self,
+            MetricsIngestBenchmark.self, PushGatewayBenchmark.self, AppGatewayBenchmark.self, FailoverProbe.self,
         ],
         defaultSubcommand: LoadTestCommand.self
     )

@@ -111,7 +111,26 @@ final class IntentProcessor {
         }
         do {
             let outcomes = try store.write { db in
-                let stored = try db.lockSequence()
+                let stored: UInt64
+                if endpoint == .intents {
+                    var scanned: [JSONFieldScanner]?
+                    func fields() -> [JSONFieldScanner] {
+                        let fields = scanned ?? messages.compactMap { $0.payload.map(JSONFieldScanner.init) }
+                        scanned = fields
+                        return fields
+                    }
+                    var users: Set<String>?
+                    func burstUsers() -> Set<String> {
+                        let burst = users ?? Set(fields().compactMap { $0.string("user") })
+                        users = burst
+                        return burst
+                    }
+                    let start = try db.startBurst(ids: { fields().compactMap { $0.string("id") } }, users: burstUsers)
+                    stored = start.sequence
+                    placement = start.redirects.map { (burstUsers(), $0) }
+                } else {
+                    stored = try db.lockSequence()
+                }
                 if stored != storedSequence || store.slotsTaken != slotsTaken {
                     // Another session committed changes (a transaction of ours whose answer was
                     // lost, or another shard's before this one took its slots): memory may be
@@ -121,17 +140,6 @@ final class IntentProcessor {
                     statesCached.record(0)
                     (sequence, storedSequence) = (stored, stored)
                     slotsTaken = store.slotsTaken
-                }
-                if endpoint == .intents {
-                    var scanned: [JSONFieldScanner]?
-                    func fields() -> [JSONFieldScanner] {
-                        let fields = scanned ?? messages.compactMap { $0.payload.map(JSONFieldScanner.init) }
-                        scanned = fields
-                        return fields
-                    }
-                    try db.prefetchHandledRequests { fields().compactMap { $0.string("id") } }
-                    let users = { Set(fields().compactMap { $0.string("user") }) }
-                    placement = try db.redirects(for: users).map { (users(), $0) }
                 }
                 let outcomes = messages.map { process($0, on: endpoint, db: db) }
                 if sequence != storedSequence { try db.saveSequence(sequence) }

@@ -145,7 +145,7 @@ private final class PostgresStateTransaction: StateTransaction {
     private var writes: [(row: [String], statement: Statement)] = []
     private var inRequest = false
     private var savepointTaken = false
-    /// The ids ``prefetchHandledRequests(ids:)`` was told of, and the replies kept for them,
+    /// The ids ``startBurst(ids:users:)`` was told of, and the replies kept for them,
     /// with the ones this transaction stored since: an id asked for twice in a burst finds its
     /// first request's reply.
     private var prefetchedIDs: Set<String> = []
@@ -206,14 +206,42 @@ private final class PostgresStateTransaction: StateTransaction {
         return try leases.redirects(for: users(), on: connection)
     }
 
-    func prefetchHandledRequests(ids: () -> [String]) throws {
-        let ids = ids()
-        guard !ids.isEmpty else { return }
-        for row in try read("SELECT id, user_id, type, reply FROM widgetbus.handled_request WHERE id = ANY(\(ids))") {
-            let (id, user, type, reply) = try row.decode((String, String?, String, Data).self)
-            prefetched[id] = (user, type, reply)
+    /// One statement: the sequence row `FOR UPDATE`, the users' lease rows `FOR SHARE` (in that
+    /// order, as ``lockSequence()`` and ``redirects(for:)`` take them), and the replies kept for
+    /// the ids, as rows of one shape told apart by their first column.
+    func startBurst(ids: () -> [String], users: () -> Set<String>) throws -> (sequence: UInt64, redirects: [String: ShardRedirect]?) {
+        try sendWrites()
+        let (ids, users) = (ids(), users())
+        let rows = try connection.run(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH sequence AS (SELECT value FROM widgetbus.bus_sequence WHERE name = $1 FOR UPDATE),
+                    lease AS (\(SlotLeases.leaseQuery(slots: "$2"))),
+                    handled AS (SELECT id, user_id, type, reply FROM widgetbus.handled_request WHERE id = ANY($3))
+                    SELECT 0, value, NULL::integer, NULL::text, NULL::bigint, NULL::boolean, NULL::text, NULL::text, NULL::bytea FROM sequence
+                    UNION ALL SELECT 1, NULL, slot, owner, epoch, current, endpoint, NULL, NULL FROM lease
+                    UNION ALL SELECT 2, NULL, NULL, id, NULL, NULL, user_id, type, reply FROM handled
+                    """,
+                binds: try {
+                    var binds = PostgresBindings()
+                    try binds.append(leases.shard.name)
+                    try binds.append(SlotLeases.slots(of: users))
+                    try binds.append(ids)
+                    return binds
+                }()))
+        var sequence: UInt64 = 0
+        var leaseRows: [SlotLeases.LeaseRow] = []
+        for row in rows {
+            let (part, value, slot, text, epoch, current, otherText, type, reply) =
+                try row.decode((Int32, Int64?, Int32?, String?, Int64?, Bool?, String?, String?, Data?).self)
+            switch part {
+            case 0: sequence = UInt64(value ?? 0)
+            case 1: leaseRows.append((slot ?? 0, text, epoch ?? 0, current ?? false, otherText))
+            default: if let id = text, let type, let reply { prefetched[id] = (otherText, type, reply) }
+            }
         }
         prefetchedIDs = Set(ids)
+        return (sequence, leases.redirects(for: users, leases: leaseRows))
     }
 
     func handledRequest(id: String) throws -> (user: String?, type: String, reply: Data)? {

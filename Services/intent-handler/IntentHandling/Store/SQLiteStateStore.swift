@@ -102,7 +102,9 @@ private struct SQLiteStateTransaction: StateTransaction {
     func redirects(for users: () -> Set<String>) throws -> [String: ShardRedirect]? { nil }
 
     /// A lookup in a local file costs no round trip: each is made when asked.
-    func prefetchHandledRequests(ids: () -> [String]) throws {}
+    func startBurst(ids: () -> [String], users: () -> Set<String>) throws -> (sequence: UInt64, redirects: [String: ShardRedirect]?) {
+        (try lockSequence(), nil)
+    }
 
     func handledRequest(id: String) throws -> (user: String?, type: String, reply: Data)? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT user, type, reply FROM handled_request WHERE id = ?"), arguments: [id])

@@ -160,21 +160,43 @@ final class SlotLeases {
             "lost slots: their leases expired or another shard took them", metadata: ["widgetbus.shard.slots": "\(slots.count)"])
     }
 
+    /// One slot's lease as a transaction reads it.
+    typealias LeaseRow = (slot: Int32, owner: String?, epoch: Int64, current: Bool, endpoint: String?)
+
+    /// The slots of `users`, as the lease query's argument.
+    static func slots(of users: some Collection<String>) -> [Int32] {
+        Set(users.map { UserSlot(user: $0).index }).map { Int32($0) }
+    }
+
+    /// The leases of the slots `$n` (an integer array) names, with their owners' endpoints, each
+    /// row locked `FOR SHARE` until the transaction ends; a query of its own or a part of one.
+    static func leaseQuery(slots placeholder: String) -> String {
+        """
+        SELECT lease.slot, lease.owner, lease.epoch, lease.lease_until > clock_timestamp() AS current, shard.endpoint
+        FROM widgetbus.slot_lease AS lease LEFT JOIN widgetbus.shard AS shard ON shard.name = lease.owner
+        WHERE lease.slot = ANY(\(placeholder)) FOR SHARE OF lease
+        """
+    }
+
     /// Where each of `users` belongs whose slot this process does not hold now; the slots it
     /// does hold stay locked until the transaction ends, so no shard takes them meanwhile.
     func redirects(for users: some Collection<String>, on connection: BlockingPostgresConnection) throws -> [String: ShardRedirect] {
-        let slots = Set(users.map { UserSlot(user: $0).index })
+        let slots = Self.slots(of: users)
         guard !slots.isEmpty else { return [:] }
+        let rows = try connection.run(PostgresQuery(unsafeSQL: Self.leaseQuery(slots: "$1"), binds: try {
+            var binds = PostgresBindings()
+            try binds.append(slots)
+            return binds
+        }()))
+        return try redirects(for: users, leases: rows.map { try $0.decode((Int32, String?, Int64, Bool, String?).self) })
+    }
+
+    /// Where each of `users` belongs whose slot this process does not hold, by the `leases` of
+    /// their slots read (and locked) in the transaction.
+    func redirects(for users: some Collection<String>, leases: [LeaseRow]) -> [String: ShardRedirect] {
         var elsewhere: [Int: ShardRedirect] = [:]
-        let rows = try connection.run(
-            """
-            SELECT lease.slot, lease.owner, lease.epoch, lease.lease_until > clock_timestamp(), shard.endpoint
-            FROM widgetbus.slot_lease AS lease LEFT JOIN widgetbus.shard AS shard ON shard.name = lease.owner
-            WHERE lease.slot = ANY(\(slots.map { Int32($0) })) FOR SHARE OF lease
-            """)
         var lost: Set<Int> = []
-        for row in rows {
-            let (slot, owner, epoch, current, endpoint) = try row.decode((Int32, String?, Int64, Bool, String?).self)
+        for (slot, owner, epoch, current, endpoint) in leases {
             let index = Int(slot)
             if let mine = owned[index], owner == shard.name, epoch == mine, current { continue }
             if owned[index] != nil { lost.insert(index) }
@@ -183,9 +205,14 @@ final class SlotLeases {
             elsewhere[index] = ShardRedirect(slot: UserSlot(index: index), shard: holder, endpoint: holder == nil ? nil : endpoint)
         }
         lose(lost)
+        let read = Set(leases.map { Int($0.slot) })
         var redirects: [String: ShardRedirect] = [:]
         for user in users {
-            if let redirect = elsewhere[UserSlot(user: user).index] { redirects[user] = redirect }
+            let slot = UserSlot(user: user)
+            // A slot whose lease was not read is not held.
+            if let redirect = elsewhere[slot.index] ?? (read.contains(slot.index) ? nil : ShardRedirect(slot: slot, shard: nil, endpoint: nil)) {
+                redirects[user] = redirect
+            }
         }
         return redirects
     }

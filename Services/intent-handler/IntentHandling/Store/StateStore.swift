@@ -54,10 +54,12 @@ protocol StateTransaction {
     /// their users commits only while this process owns them.
     func redirects(for users: () -> Set<String>) throws -> [String: ShardRedirect]?
 
-    /// Tells the store which request ids the transaction is about to look up: a server store
-    /// reads their replies at once instead of one round trip each. `ids` is called only by a
-    /// store that does so.
-    func prefetchHandledRequests(ids: () -> [String]) throws
+    /// Starts the transaction of a burst of intents: the stored sequence, locked as by
+    /// ``lockSequence()``, and where the burst's `users` belong, as ``redirects(for:)`` says. A
+    /// server store also reads the replies kept for the burst's request `ids`, so that their
+    /// lookups cost no round trip each, and does all this in one round trip. `ids` and `users` are
+    /// called only by a store that needs them.
+    func startBurst(ids: () -> [String], users: () -> Set<String>) throws -> (sequence: UInt64, redirects: [String: ShardRedirect]?)
     func handledRequest(id: String) throws -> (user: String?, type: String, reply: Data)?
     func saveHandledRequest(id: String, user: String?, type: String, reply: Data, at date: Date) throws
 
