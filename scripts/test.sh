@@ -7,7 +7,8 @@ source scripts/lib/ensure-packages.sh
 ensure_build_packages
 # The sync-agent tests start a real PostgreSQL server (Debian's postgresql).
 ensure_packages postgresql
-# `ss`, which the binding tests read the listening sockets with.
+# `ss`, which the binding tests read the listening sockets with; `ip netns`, the hosts of the
+# multi-host shard tests.
 ensure_packages iproute2
 # openssl: the local runner makes app-gateway's development certificate with it; curl: the
 # OpenAPI check's probes of app-gateway.

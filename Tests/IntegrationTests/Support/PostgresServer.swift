@@ -36,8 +36,12 @@ final class PostgresServer: @unchecked Sendable {
     private let runAsPostgres = geteuid() == 0
     private var postgresBinary: URL { binaries.appendingPathComponent("postgres") }
     private var process: Process?
+    /// An address it listens on beside loopback, trusting every client that reaches it there.
+    private let networkAddress: String?
 
-    init() throws {
+    /// - Parameter networkAddress: an address of this machine to listen on too (a test network's).
+    init(alsoListeningOn networkAddress: String? = nil) throws {
+        self.networkAddress = networkAddress
         guard let binaries = Self.binaryDirectory() else { throw Failure.notInstalled }
         self.binaries = binaries
         port = try freeLoopbackPort()
@@ -47,6 +51,12 @@ final class PostgresServer: @unchecked Sendable {
             try check("chown", runCommand(URL(fileURLWithPath: "/bin/chown"), ["-R", "postgres:postgres", directory.path], environment: [:]))
         }
         try check("initdb", run("initdb", ["-D", dataDirectory.path, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"]))
+        if networkAddress != nil {
+            let rules = try FileHandle(forWritingTo: dataDirectory.appendingPathComponent("pg_hba.conf"))
+            rules.seekToEndOfFile()
+            rules.write(Data("host all all 0.0.0.0/0 trust\n".utf8))
+            try rules.close()
+        }
         try start()
     }
 
@@ -55,8 +65,8 @@ final class PostgresServer: @unchecked Sendable {
     }
 
     /// `postgres://…` for `database`, as sync-agent's `WIDGETBUS_SYNC_DATABASE_URL` takes it.
-    func url(database: String) -> String {
-        "postgres://postgres@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    func url(database: String, host: String = "127.0.0.1") -> String {
+        "postgres://postgres@\(host):\(port)/\(database)?sslmode=disable"
     }
 
     /// Runs the server as a child process (not daemonised through `pg_ctl start`: Foundation's
@@ -64,7 +74,8 @@ final class PostgresServer: @unchecked Sendable {
     /// it accepts connections.
     func start() throws {
         let arguments = [
-            postgresBinary.path, "-D", dataDirectory.path, "-c", "listen_addresses=127.0.0.1", "-c", "port=\(port)",
+            postgresBinary.path, "-D", dataDirectory.path, "-c", "listen_addresses=\(["127.0.0.1", networkAddress].compactMap { $0 }.joined(separator: ","))",
+            "-c", "port=\(port)",
             "-c", "unix_socket_directories=\(directory.path)", "-c", "fsync=off", "-c", "full_page_writes=off",
         ]
         let process = Process()
