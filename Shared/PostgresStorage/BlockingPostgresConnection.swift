@@ -26,11 +26,16 @@ public final class BlockingPostgresConnection {
     /// may be another session's after the server restarted): ended when the next one opens.
     private var session: (process: Int32, started: String)?
     private var connections = 0
+    private let idleInTransactionTimeout: TimeAmount
 
     /// Connects to `url`, failing at once when the server cannot be reached.
-    public init(url: PostgresURL, logger: Logger) throws {
+    /// - Parameter idleInTransactionTimeout: how long the server keeps a session of ours that
+    ///   waits inside a transaction for its client (gone, paused or cut off) before it ends it
+    ///   and releases its locks.
+    public init(url: PostgresURL, logger: Logger, idleInTransactionTimeout: TimeAmount = .seconds(10)) throws {
         configuration = try url.connectionConfiguration()
         self.logger = logger
+        self.idleInTransactionTimeout = idleInTransactionTimeout
         try connectIfClosed()
     }
 
@@ -100,7 +105,7 @@ public final class BlockingPostgresConnection {
         ).wait()
         // The server ends a session of ours left inside a transaction (its client gone without a
         // word), and no lock is waited for past a statement's deadline.
-        try run("SET idle_in_transaction_session_timeout = '10s'")
+        try run(PostgresQuery(unsafeSQL: "SET idle_in_transaction_session_timeout = '\(max(1, idleInTransactionTimeout.nanoseconds / 1_000_000))ms'"))
         try run("SET lock_timeout = '5s'")
         if let previous = session {
             _ = try? run(

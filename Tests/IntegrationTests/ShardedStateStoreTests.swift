@@ -75,6 +75,22 @@ struct ShardedStateStoreTests {
         #expect(try shards.server.psql("SELECT count(*) FROM widgetbus.widget_state", database: shards.database) == "1")
     }
 
+    @Test func aSecondProcessUnderAShardsNameDoesNotStartAndTakesNothing() throws {
+        let shards = try TwoShards(database: "shards_name")
+        let twin = try BusFixture()
+        twin.environment["WIDGETBUS_STATE_STORE"] = shards.a.environment["WIDGETBUS_STATE_STORE"]
+        twin.environment["WIDGETBUS_SHARD_NAME"] = "a"
+        let process = try ServiceProcess(
+            name: "intent-handler", executable: BusFixture.productsDirectory.appendingPathComponent("intent-handler"),
+            environment: twin.environment, logDirectory: twin.root)
+        try twin.waitUntil("the second a gives up", timeout: 20) { !process.isRunning }
+        #expect(process.terminate() == 1)
+        #expect(process.log.contains("another intent-handler, alive, is shard a"), "\(process.log)")
+        #expect(try shards.slotsByOwner() == ["a": 128, "b": 128], "a kept its slots")
+        let alice = try shards.user(on: "a")
+        #expect(try shards.a.send(.recordTension, user: alice, body: #"{"level":3}"#).version > 0, "a still serves its users")
+    }
+
     @Test func widgetctlSendsARequestWhereWrongShardPointsIt() throws {
         let shards = try TwoShards(database: "shards_widgetctl")
         let alice = try shards.user(on: "a")

@@ -49,6 +49,7 @@ extension Components {
                 case idReused = "id_reused"
                 case unavailable = "unavailable"
                 case _internal = "internal"
+                case wrongShard = "wrong_shard"
                 case invalidTimeZone = "invalid_time_zone"
                 case invalidPushToken = "invalid_push_token"
                 case invalidLevel = "invalid_level"

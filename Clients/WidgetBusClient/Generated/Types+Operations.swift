@@ -537,7 +537,7 @@ public enum Operations {
                     }
                 }
             }
-            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded). Nothing was done. Retry shortly.
+            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded; `wrong_shard`, the user's slot moving between intent-handler shards). Nothing was done. Retry shortly.
             ///
             /// - Remark: Generated from `#/paths//v1/intents/post(postIntent)/responses/503`.
             ///
@@ -953,7 +953,7 @@ public enum Operations {
                     }
                 }
             }
-            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded). Nothing was done. Retry shortly.
+            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded; `wrong_shard`, the user's slot moving between intent-handler shards). Nothing was done. Retry shortly.
             ///
             /// - Remark: Generated from `#/paths//v1/widgets/{kind}/timeline/get(getTimeline)/responses/503`.
             ///
@@ -1743,7 +1743,7 @@ public enum Operations {
                     }
                 }
             }
-            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded). Nothing was done. Retry shortly.
+            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded; `wrong_shard`, the user's slot moving between intent-handler shards). Nothing was done. Retry shortly.
             ///
             /// - Remark: Generated from `#/paths//v1/push-tokens/{token}/put(putPushToken)/responses/503`.
             ///
@@ -2111,7 +2111,7 @@ public enum Operations {
                     }
                 }
             }
-            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded). Nothing was done. Retry shortly.
+            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded; `wrong_shard`, the user's slot moving between intent-handler shards). Nothing was done. Retry shortly.
             ///
             /// - Remark: Generated from `#/paths//v1/push-tokens/{token}/delete(deletePushToken)/responses/503`.
             ///
@@ -2501,7 +2501,7 @@ public enum Operations {
                     }
                 }
             }
-            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded). Nothing was done. Retry shortly.
+            /// The service did not answer in time, or cannot answer yet (timeline-service before its first sync, a `minimumVersion` that did not arrive within a second, intent-handler overloaded; `wrong_shard`, the user's slot moving between intent-handler shards). Nothing was done. Retry shortly.
             ///
             /// - Remark: Generated from `#/paths//v1/samples/post(postSamples)/responses/503`.
             ///

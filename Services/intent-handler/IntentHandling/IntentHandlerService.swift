@@ -191,9 +191,9 @@ extension IntentHandlerService {
 extension EnvironmentSetting {
     public static let shardName = EnvironmentSetting(
         variable: "WIDGETBUS_SHARD_NAME", defaultValue: "the host name",
-        purpose: "with a postgres:// state store: this intent-handler's name among the shards sharing the store, unique among them")
+        purpose: "with a postgres:// state store: this intent-handler's name among the shards sharing the store; a second live process with the same name does not start")
     public static let shardEndpoint = EnvironmentSetting(
-        variable: "WIDGETBUS_SHARD_ENDPOINT", defaultValue: "WIDGETBUS_INTENTS_ENDPOINT",
+        variable: "WIDGETBUS_SHARD_ENDPOINT", defaultValue: "WIDGETBUS_INTENTS",
         purpose: "with a postgres:// state store: the intents endpoint other shards send clients to for this shard's users (wrong_shard)")
     public static let shardLease = EnvironmentSetting(
         variable: "WIDGETBUS_SHARD_LEASE_MS", defaultValue: "3000",

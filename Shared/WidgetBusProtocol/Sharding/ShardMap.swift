@@ -8,7 +8,8 @@ public struct ShardMap: Sendable {
     public enum Resend: Equatable, Sendable {
         /// To the owner's endpoint, now.
         case to(String)
-        /// The slot is moving between shards: to the same place after a moment.
+        /// The slot is moving between shards: after a moment, to the default endpoint (the map
+        /// forgets the slot's owner), which redirects again once the slot has one.
         case afterPause
     }
 

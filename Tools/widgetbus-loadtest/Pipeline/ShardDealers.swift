@@ -26,8 +26,12 @@ final class ShardDealers {
     private let codec = WireCodec()
     private var shards: ShardMap
     private var dealers: [String: Dealer] = [:]
-    /// What was sent for each request not answered yet, to send it again after a redirect.
-    private var sent: [String: (user: String, payload: Data)] = [:]
+    /// What was sent for each request not answered yet, to send it again after a redirect, and
+    /// how often it was redirected.
+    private var sent: [String: (user: String, payload: Data, redirects: Int)] = [:]
+    /// Redirects of one request followed at once; past them it waits ``movingPause`` before each
+    /// (shards that disagree for longer are moving the slot, or are misconfigured).
+    private static let immediateRedirects = 3
     private var paused: [(id: String, due: ContinuousClock.Instant)] = []
     /// Requests sent again after a `wrong_shard` reply.
     private(set) var redirects = 0
@@ -58,7 +62,7 @@ final class ShardDealers {
 
     /// Sends `payload`, a request for `user` whose id is `id`.
     func send(id: String, user: String, payload: Data) throws {
-        sent[id] = (user, payload)
+        sent[id] = (user, payload, 0)
         try transmit(payload, for: user)
     }
 
@@ -94,9 +98,10 @@ final class ShardDealers {
             let id = JSONFieldScanner(payload).string("inReplyTo"), let request = sent[id]
         else { return false }
         redirects += 1
+        sent[id]?.redirects += 1
         switch shards.learn(redirect) {
-        case .to: try transmit(request.payload, for: request.user)
-        case .afterPause: paused.append((id, .now + Self.movingPause))
+        case .to where request.redirects < Self.immediateRedirects: try transmit(request.payload, for: request.user)
+        case .to, .afterPause: paused.append((id, .now + Self.movingPause))
         }
         return true
     }

@@ -98,24 +98,31 @@ final class BusConversationEndpoints {
         func intentsSocket(for user: String) throws -> ZMQSocket {
             let endpoint = shards.endpoint(for: user)
             if let socket = shardSockets[endpoint] { return socket }
-            let socket = try bus.dealer(connectedTo: endpoint) { answers.received($0) }
-            shardSockets[endpoint] = socket
-            return socket
+            do {
+                let socket = try bus.dealer(connectedTo: endpoint) { answers.received($0) }
+                shardSockets[endpoint] = socket
+                return socket
+            } catch {
+                // An endpoint a redirect named that cannot be connected to: the slot's requests
+                // go to the configured endpoint again.
+                _ = shards.learn(ShardRedirect(slot: UserSlot(user: user), shard: nil, endpoint: nil))
+                throw error
+            }
         }
         _ = try intentsSocket(for: "")
         let timelinesSocket = try bus.dealer(connectedTo: timelines) { answers.received($0) }
         let metricsSocket = try bus.pusher(connectedTo: metrics)
         bus.receive(from: conversations.mailbox) { [self] messages in
             for message in messages {
-                let socket =
+                let socket: ZMQSocket? =
                     switch message.destination {
-                    case .intents: try intentsSocket(for: message.user)
+                    case .intents: try? intentsSocket(for: message.user)
                     case .timelines: timelinesSocket
                     case .metrics: metricsSocket
                     }
                 // The empty frame makes a ROUTER see a REQ peer; a PUSH sends the payload alone.
                 let frames = message.destination == .metrics ? [message.payload] : [Data(), message.payload]
-                guard (try? socket.send(frames, dontWait: true)) == true else {
+                guard let socket, (try? socket.send(frames, dontWait: true)) == true else {
                     message.answer(.noAnswer)
                     continue
                 }

@@ -32,7 +32,7 @@ struct Problem: HTTPResponseError, Equatable {
         case .badJSON, .missingField, .invalidField, .unknownType, .unsupportedVersion, .invalidUser, .badFrames: status = .badRequest
         case .payloadTooLarge: status = .contentTooLarge
         case .idReused: status = .conflict
-        case .unavailable, .wrongShard:  // this gateway sends every intent to one intent-handler: retry
+        case .unavailable, .wrongShard:  // a slot moving between shards, or redirected too often: retry
             status = .serviceUnavailable
             headers[.retryAfter] = "1"
         case .internalError: status = .internalServerError

@@ -33,7 +33,10 @@ final class PostgresStateStore: StateStore {
     init(url: PostgresURL, shard: ShardIdentity, codec: WireCodec, logger: Logger) throws {
         leases = SlotLeases(shard: shard, logger: logger)
         do {
-            connection = try BlockingPostgresConnection(url: url, logger: logger)
+            // A transaction left open by a paused or cut-off shard holds its lease rows, which no
+            // other shard can take meanwhile: the server ends it well within a lease.
+            connection = try BlockingPostgresConnection(
+                url: url, logger: logger, idleInTransactionTimeout: .milliseconds(Int64(min(10, shard.lease / 2) * 1000)))
             try connection.transaction { connection in
                 // Two intent-handlers starting together would race on CREATE … IF NOT EXISTS.
                 try connection.run("SELECT pg_advisory_xact_lock(7239011)")
@@ -45,6 +48,7 @@ final class PostgresStateStore: StateStore {
                     SELECT \(shard.name), coalesce(max(value), 0) FROM widgetbus.bus_sequence ON CONFLICT DO NOTHING
                     """)
             }
+            try leases.claimName(on: connection)
             try leases.maintain(on: connection)
         } catch {
             throw Failure(description: "the state store \(url.redacted) cannot be used: \(PostgresErrorText.describe(error))")
@@ -94,6 +98,7 @@ final class PostgresStateStore: StateStore {
 
     func maintainLeases() throws {
         do {
+            try leases.claimName(on: connection)
             try leases.maintain(on: connection)
         } catch {
             throw Failure(description: PostgresErrorText.describe(error))

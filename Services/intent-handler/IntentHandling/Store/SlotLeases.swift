@@ -42,6 +42,9 @@ struct ShardIdentity: Sendable, Equatable {
 ///   owner's changes.
 final class SlotLeases {
     let shard: ShardIdentity
+    /// This process among all that ever were shard ``ShardIdentity/name``: a name is held by one
+    /// live process at a time (``claimName(on:)``).
+    private let instance = UUID().uuidString
     /// The epoch of each slot this process holds.
     private(set) var owned: [Int: Int64] = [:]
     /// Slots taken since start: a change tells the processor its memory may be older than the store.
@@ -63,6 +66,7 @@ final class SlotLeases {
         CREATE TABLE IF NOT EXISTS widgetbus.shard (
             name text PRIMARY KEY, endpoint text NOT NULL, alive_until timestamptz NOT NULL)
         """,
+        "ALTER TABLE widgetbus.shard ADD COLUMN IF NOT EXISTS instance text",
         """
         CREATE TABLE IF NOT EXISTS widgetbus.slot_lease (
             slot integer PRIMARY KEY, owner text, epoch bigint NOT NULL, lease_until timestamptz NOT NULL)
@@ -75,15 +79,48 @@ final class SlotLeases {
 
     private var leaseEnd: String { "clock_timestamp() + \(Int(shard.lease * 1000)) * interval '1 millisecond'" }
 
+    /// Makes this process shard ``ShardIdentity/name``, waiting for a process that held the
+    /// name before (killed, its row not yet expired) to be gone: at most a lease and a renewal
+    /// interval. Fails when another process keeps the name alive, so that two processes never
+    /// take each other's slots under one name.
+    func claimName(on connection: BlockingPostgresConnection) throws {
+        let deadline = Date().addingTimeInterval(shard.lease + shard.renewalInterval)
+        while true {
+            if try connection.transaction({ try declareAlive(on: $0) }) { return }
+            guard Date() < deadline else {
+                throw NameInUse(
+                    description: "another intent-handler, alive, is shard \(shard.name): WIDGETBUS_SHARD_NAME must be unique among the shards")
+            }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+    }
+
+    struct NameInUse: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Declares this process shard ``ShardIdentity/name`` for one more lease, unless another
+    /// process holds the name alive; returns whether it did.
+    private func declareAlive(on connection: BlockingPostgresConnection) throws -> Bool {
+        try connection.changes(
+            """
+            INSERT INTO widgetbus.shard (name, endpoint, alive_until, instance)
+            VALUES (\(shard.name), \(shard.endpoint), \(unescaped: leaseEnd), \(instance))
+            ON CONFLICT (name) DO UPDATE SET endpoint = excluded.endpoint, alive_until = excluded.alive_until, instance = excluded.instance
+            WHERE widgetbus.shard.instance IS NOT DISTINCT FROM excluded.instance OR widgetbus.shard.alive_until <= clock_timestamp()
+            """) > 0
+    }
+
     /// Declares this shard alive, renews its leases, and releases or takes slots toward its
-    /// share: one transaction.
+    /// share: one transaction. A process whose name another process took while it was paused
+    /// or cut off serves nobody.
     func maintain(on connection: BlockingPostgresConnection) throws {
         try connection.transaction { connection in
-            try connection.run(
-                """
-                INSERT INTO widgetbus.shard (name, endpoint, alive_until) VALUES (\(shard.name), \(shard.endpoint), \(unescaped: leaseEnd))
-                ON CONFLICT (name) DO UPDATE SET endpoint = excluded.endpoint, alive_until = excluded.alive_until
-                """)
+            guard try declareAlive(on: connection) else {
+                if !owned.isEmpty { logger.error("another process took this shard's name \(shard.name): serving no users") }
+                lose(Set(owned.keys))
+                return
+            }
             try renew(on: connection)
             let live = try connection.run(
                 "SELECT name FROM widgetbus.shard WHERE alive_until > clock_timestamp() ORDER BY name COLLATE \"C\""
@@ -108,13 +145,16 @@ final class SlotLeases {
         guard !owned.isEmpty else { return }
         let slots = owned.keys.map { Int32($0) }
         let epochs = slots.map { owned[Int($0)]! }
+        // Rows are locked in slot order, as every statement here locks them: no two can deadlock.
         let renewed = try connection.run(
             """
-            UPDATE widgetbus.slot_lease AS lease SET lease_until = \(unescaped: leaseEnd)
-            FROM unnest(\(slots)::integer[], \(epochs)::bigint[]) AS mine(slot, epoch)
-            WHERE lease.slot = mine.slot AND lease.epoch = mine.epoch AND lease.owner = \(shard.name)
-                AND lease.lease_until > clock_timestamp()
-            RETURNING lease.slot
+            UPDATE widgetbus.slot_lease SET lease_until = \(unescaped: leaseEnd)
+            WHERE slot IN (
+                SELECT lease.slot FROM widgetbus.slot_lease AS lease
+                JOIN unnest(\(slots)::integer[], \(epochs)::bigint[]) AS mine(slot, epoch) ON lease.slot = mine.slot AND lease.epoch = mine.epoch
+                WHERE lease.owner = \(shard.name) AND lease.lease_until > clock_timestamp()
+                ORDER BY lease.slot FOR UPDATE OF lease)
+            RETURNING slot
             """
         ).map { Int(try $0.decode(Int32.self)) }
         lose(Set(owned.keys).subtracting(renewed))
@@ -122,7 +162,12 @@ final class SlotLeases {
 
     private func release(_ slots: some Collection<Int>, on connection: BlockingPostgresConnection) throws {
         let released = try connection.changes(
-            "UPDATE widgetbus.slot_lease SET owner = NULL, lease_until = '-infinity' WHERE slot = ANY(\(slots.map { Int32($0) })) AND owner = \(shard.name)")
+            """
+            UPDATE widgetbus.slot_lease SET owner = NULL, lease_until = '-infinity'
+            WHERE slot IN (
+                SELECT slot FROM widgetbus.slot_lease WHERE slot = ANY(\(slots.map { Int32($0) })) AND owner = \(shard.name)
+                ORDER BY slot FOR UPDATE)
+            """)
         for slot in slots { owned[slot] = nil }
         moves.released.increment(by: released)
         logger.info("released slots toward an even share", metadata: ["widgetbus.shard.slots": "\(slots.count)"])
@@ -169,12 +214,13 @@ final class SlotLeases {
     }
 
     /// The leases of the slots `$n` (an integer array) names, with their owners' endpoints, each
-    /// row locked `FOR SHARE` until the transaction ends; a query of its own or a part of one.
+    /// row locked `FOR SHARE` until the transaction ends, in slot order; a query of its own or a
+    /// part of one.
     static func leaseQuery(slots placeholder: String) -> String {
         """
         SELECT lease.slot, lease.owner, lease.epoch, lease.lease_until > clock_timestamp() AS current, shard.endpoint
         FROM widgetbus.slot_lease AS lease LEFT JOIN widgetbus.shard AS shard ON shard.name = lease.owner
-        WHERE lease.slot = ANY(\(placeholder)) FOR SHARE OF lease
+        WHERE lease.slot = ANY(\(placeholder)) ORDER BY lease.slot FOR SHARE OF lease
         """
     }
 
