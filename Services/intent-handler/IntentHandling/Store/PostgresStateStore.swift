@@ -227,11 +227,11 @@ private final class PostgresStateTransaction: StateTransaction {
                     UNION ALL SELECT 1, NULL, slot, owner, epoch, current, endpoint, NULL, NULL FROM lease
                     UNION ALL SELECT 2, NULL, NULL, id, NULL, NULL, user_id, type, reply FROM handled
                     """,
-                binds: try {
+                binds: {
                     var binds = PostgresBindings()
-                    try binds.append(leases.shard.name)
-                    try binds.append(SlotLeases.slots(of: users))
-                    try binds.append(ids)
+                    binds.append(leases.shard.name)
+                    binds.append(SlotLeases.slots(of: users))
+                    binds.append(ids)
                     return binds
                 }()))
         var sequence: UInt64 = 0

@@ -229,11 +229,9 @@ final class SlotLeases {
     func redirects(for users: some Collection<String>, on connection: BlockingPostgresConnection) throws -> [String: ShardRedirect] {
         let slots = Self.slots(of: users)
         guard !slots.isEmpty else { return [:] }
-        let rows = try connection.run(PostgresQuery(unsafeSQL: Self.leaseQuery(slots: "$1"), binds: try {
-            var binds = PostgresBindings()
-            try binds.append(slots)
-            return binds
-        }()))
+        var binds = PostgresBindings()
+        binds.append(slots)
+        let rows = try connection.run(PostgresQuery(unsafeSQL: Self.leaseQuery(slots: "$1"), binds: binds))
         return try redirects(for: users, leases: rows.map { try $0.decode((Int32, String?, Int64, Bool, String?).self) })
     }
 
