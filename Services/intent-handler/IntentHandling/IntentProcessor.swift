@@ -113,21 +113,12 @@ final class IntentProcessor {
             let outcomes = try store.write { db in
                 let stored: UInt64
                 if endpoint == .intents {
-                    var scanned: [JSONFieldScanner]?
-                    func fields() -> [JSONFieldScanner] {
-                        let fields = scanned ?? messages.compactMap { $0.payload.map(JSONFieldScanner.init) }
-                        scanned = fields
-                        return fields
-                    }
-                    var users: Set<String>?
-                    func burstUsers() -> Set<String> {
-                        let burst = users ?? Set(fields().compactMap { $0.string("user") })
-                        users = burst
-                        return burst
-                    }
-                    let start = try db.startBurst(ids: { fields().compactMap { $0.string("id") } }, users: burstUsers)
+                    // Scanned only for a store that asks (a server store's one round trip).
+                    lazy var fields = messages.compactMap { $0.payload.map(JSONFieldScanner.init) }
+                    lazy var users = Set(fields.compactMap { $0.string("user") })
+                    let start = try db.startBurst(ids: { fields.compactMap { $0.string("id") } }, users: { users })
                     stored = start.sequence
-                    placement = start.redirects.map { (burstUsers(), $0) }
+                    placement = start.redirects.map { (users, $0) }
                 } else {
                     stored = try db.lockSequence()
                 }
